@@ -1,0 +1,286 @@
+//! `clarify`: ask the user a question, optionally with up to four choices (Hermes' clarify tool).
+
+use std::fmt;
+use std::io::{self, BufRead, Write};
+
+use hermes_tools::tool;
+use serde::Serialize;
+
+/// The most choices offered; the user can always answer in their own words instead.
+pub const MAX_CHOICES: usize = 4;
+
+type AskFn = dyn Fn(&str, &[String]) -> Result<String, String> + Send + Sync;
+
+/// How the agent reaches the user: a callback given the question and the choices (empty for
+/// an open question), returning the user's answer or why none could be had.
+///
+/// Provide it as a context extension; without one, `clarify` answers that it is not available.
+pub struct AskUser(Box<AskFn>);
+
+impl AskUser {
+    /// A callback from a closure.
+    pub fn new(
+        ask: impl Fn(&str, &[String]) -> Result<String, String> + Send + Sync + 'static,
+    ) -> Self {
+        Self(Box::new(ask))
+    }
+
+    /// Asks on the terminal: prints the question and numbered choices to stderr and reads one
+    /// line from stdin. A choice's number picks it; any other text is the answer as typed.
+    pub fn terminal() -> Self {
+        Self::new(|question, choices| {
+            prompt(
+                &mut io::stdin().lock(),
+                &mut io::stderr().lock(),
+                question,
+                choices,
+            )
+        })
+    }
+
+    /// Asks the user.
+    pub fn ask(&self, question: &str, choices: &[String]) -> Result<String, String> {
+        (self.0)(question, choices)
+    }
+}
+
+impl fmt::Debug for AskUser {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AskUser(..)")
+    }
+}
+
+/// The terminal dialogue of [`AskUser::terminal`], over any reader and writer.
+fn prompt(
+    input: &mut impl BufRead,
+    output: &mut impl Write,
+    question: &str,
+    choices: &[String],
+) -> Result<String, String> {
+    write_question(output, question, choices)
+        .map_err(|err| format!("cannot write the question: {err}"))?;
+    let mut line = String::new();
+    match input.read_line(&mut line) {
+        Ok(0) => Err("standard input is closed, so no answer could be read".to_owned()),
+        Ok(_) => Ok(pick(line.trim(), choices)),
+        Err(err) => Err(format!("cannot read the answer: {err}")),
+    }
+}
+
+fn write_question(output: &mut impl Write, question: &str, choices: &[String]) -> io::Result<()> {
+    writeln!(output, "❓ {question}")?;
+    for (number, choice) in choices.iter().enumerate() {
+        writeln!(output, "  {}. {choice}", number + 1)?;
+    }
+    let hint = if choices.is_empty() {
+        "Your answer: "
+    } else {
+        "Type a number, or your own answer: "
+    };
+    write!(output, "{hint}")?;
+    output.flush()
+}
+
+/// The choice a typed number names, else the typed text itself.
+fn pick(typed: &str, choices: &[String]) -> String {
+    typed
+        .parse::<usize>()
+        .ok()
+        .and_then(|number| number.checked_sub(1))
+        .and_then(|index| choices.get(index))
+        .map_or_else(|| typed.to_owned(), Clone::clone)
+}
+
+/// What the user answered, in Hermes' shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ClarifyAnswer {
+    /// The question asked, trimmed.
+    pub question: String,
+    /// The choices shown, or `null` for an open question.
+    pub choices_offered: Option<Vec<String>>,
+    /// The user's answer, trimmed.
+    pub user_response: String,
+}
+
+/// Why no answer was had (Hermes' messages).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClarifyError {
+    /// The question was empty or blank.
+    #[error("Question text is required.")]
+    EmptyQuestion,
+    /// The agent provided no [`AskUser`].
+    #[error("Clarify tool is not available in this execution context.")]
+    Unavailable,
+    /// The callback failed.
+    #[error("Failed to get user input: {0}")]
+    Failed(String),
+}
+
+/// Ask the user a question when you need clarification, feedback, or a decision before proceeding.
+///
+/// Two modes: multiple choice (give up to 4 `choices`; the user picks one or types their own
+/// answer) or open-ended (omit `choices`). Put each option ONLY in `choices`, never listed
+/// inside the question text. Use it when the task is ambiguous, when a decision has real
+/// trade-offs, or to ask for feedback. Do not use it for simple confirmations; prefer a
+/// reasonable default when the decision is low-stakes.
+///
+/// # Arguments
+/// * `question` - The question itself, and only the question (for example 'Which deployment target?').
+/// * `choices` - The options to pick from, one per element (up to 4). Omit for a free-text question.
+#[tool(toolset = "clarify", emoji = "❓")]
+pub fn clarify(
+    question: String,
+    #[arg(max_items = 4)] choices: Option<Vec<String>>,
+    ask: Option<&AskUser>,
+) -> Result<ClarifyAnswer, ClarifyError> {
+    let question = question.trim();
+    if question.is_empty() {
+        return Err(ClarifyError::EmptyQuestion);
+    }
+    let choices = clean_choices(choices);
+    let ask = ask.ok_or(ClarifyError::Unavailable)?;
+    let answer = ask
+        .ask(question, choices.as_deref().unwrap_or_default())
+        .map_err(ClarifyError::Failed)?;
+    Ok(ClarifyAnswer {
+        question: question.to_owned(),
+        choices_offered: choices,
+        user_response: answer.trim().to_owned(),
+    })
+}
+
+/// Trims choices, drops blank ones, keeps the first [`MAX_CHOICES`]; none left means an open
+/// question.
+fn clean_choices(choices: Option<Vec<String>>) -> Option<Vec<String>> {
+    let cleaned: Vec<String> = choices?
+        .iter()
+        .map(|choice| choice.trim())
+        .filter(|choice| !choice.is_empty())
+        .take(MAX_CHOICES)
+        .map(str::to_owned)
+        .collect();
+    (!cleaned.is_empty()).then_some(cleaned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hermes_tools::{ToolContext, ToolRegistry};
+    use serde_json::json;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn direct_call_passes_cleaned_choices_and_trims_the_answer() {
+        let ask = AskUser::new(|question, choices| {
+            Ok(format!("  {question} -> {}  ", choices.join("|")))
+        });
+        let answer = clarify(
+            " Which? ".into(),
+            Some(strings(&[" a ", "", "b", "c", "d", "e"])),
+            Some(&ask),
+        )
+        .unwrap();
+        assert_eq!(
+            answer,
+            ClarifyAnswer {
+                question: "Which?".into(),
+                choices_offered: Some(strings(&["a", "b", "c", "d"])),
+                user_response: "Which? -> a|b|c|d".into(),
+            }
+        );
+    }
+
+    #[test]
+    fn direct_call_errors() {
+        let ask = AskUser::new(|_, _| Err("terminal closed".into()));
+        assert_eq!(
+            clarify("  ".into(), None, Some(&ask)),
+            Err(ClarifyError::EmptyQuestion)
+        );
+        assert_eq!(
+            clarify("q?".into(), None, None),
+            Err(ClarifyError::Unavailable)
+        );
+        let failed = clarify("q?".into(), None, Some(&ask)).unwrap_err();
+        assert_eq!(
+            failed.to_string(),
+            "Failed to get user input: terminal closed"
+        );
+    }
+
+    #[test]
+    fn dispatch_returns_hermes_shape() {
+        let ctx = ToolContext::new().with_extension(AskUser::new(|_, choices| {
+            Ok(format!("pick {}", choices[0]))
+        }));
+        let answer = ToolRegistry::global().dispatch(
+            "clarify",
+            r#"{"question":"q?","choices":["a","b","c","d"]}"#,
+            &ctx,
+        );
+        assert!(!answer.is_error());
+        assert_eq!(
+            answer.to_value(),
+            json!({"question": "q?", "choices_offered": ["a", "b", "c", "d"], "user_response": "pick a"})
+        );
+        let open = ToolRegistry::global().dispatch("clarify", r#"{"question":"q?"}"#, &ctx);
+        assert_eq!(open.to_value()["choices_offered"], json!(null));
+    }
+
+    #[test]
+    fn dispatch_without_callback_is_hermes_error() {
+        let answer =
+            ToolRegistry::global().dispatch("clarify", r#"{"question":"q?"}"#, &ToolContext::new());
+        assert!(answer.is_error());
+        assert_eq!(
+            answer.to_value(),
+            json!({"error": "[TOOL_ERROR] Clarify tool is not available in this execution context."})
+        );
+    }
+
+    #[test]
+    fn schema_caps_choices_at_four() {
+        let tool = ToolRegistry::global().get("clarify").unwrap();
+        assert_eq!(
+            tool.parameters()["properties"]["choices"]["maxItems"],
+            json!(4)
+        );
+        assert_eq!(tool.parameters()["required"], json!(["question"]));
+        assert_eq!(tool.toolset(), "clarify");
+        assert_eq!(tool.emoji(), "❓");
+    }
+
+    #[test]
+    fn terminal_prompt_numbers_choices_and_picks_by_number() {
+        let choices = strings(&["staging", "prod"]);
+        let mut shown = Vec::new();
+        let answer = prompt(&mut "2\n".as_bytes(), &mut shown, "Where?", &choices);
+        assert_eq!(answer, Ok("prod".to_owned()));
+        assert_eq!(
+            String::from_utf8(shown).unwrap(),
+            "❓ Where?\n  1. staging\n  2. prod\nType a number, or your own answer: "
+        );
+        let typed = prompt(&mut " 3 \n".as_bytes(), &mut Vec::new(), "Where?", &choices);
+        assert_eq!(
+            typed,
+            Ok("3".to_owned()),
+            "a number with no choice is free text"
+        );
+        let free = prompt(
+            &mut "qa cluster\n".as_bytes(),
+            &mut Vec::new(),
+            "Where?",
+            &choices,
+        );
+        assert_eq!(free, Ok("qa cluster".to_owned()));
+        let closed = prompt(&mut "".as_bytes(), &mut Vec::new(), "Where?", &choices);
+        assert_eq!(
+            closed,
+            Err("standard input is closed, so no answer could be read".to_owned())
+        );
+        assert_eq!(pick("0", &choices), "0");
+    }
+}

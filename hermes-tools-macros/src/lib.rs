@@ -1,0 +1,45 @@
+//! The `#[tool]` attribute of [hermes-tools](https://docs.rs/hermes-tools).
+//!
+//! Use it through `hermes_tools::tool`; the expansion names runtime items only through
+//! `::hermes_tools::__private`, so tool crates need no direct serde, schemars or linkme
+//! dependency.
+//!
+//! The crate follows serde_derive's split: [`attr`] parses `#[tool(...)]` and `#[arg(...)]`,
+//! [`docs`] reads doc comments, [`model`] is the validated tool, [`check`] holds the rules that
+//! need the whole tool, and [`expand`] only generates code. Errors are collected and reported
+//! together, each spanned at the token at fault.
+
+mod attr;
+mod check;
+mod docs;
+mod expand;
+mod model;
+
+use proc_macro::TokenStream;
+
+/// Declares a plain function as an LLM tool. See the `hermes_tools` crate documentation.
+#[proc_macro_attribute]
+pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut function = match syn::parse::<syn::ItemFn>(item) {
+        Ok(function) => function,
+        Err(err) => {
+            return syn::Error::new(
+                err.span(),
+                "#[tool] goes on a free function: `fn name(...) -> ... { ... }`",
+            )
+            .to_compile_error()
+            .into();
+        }
+    };
+    let attr = attr::ToolAttr::parse(args.into());
+    // Parameter attributes are stripped first, on every path: an unstripped `///` or `#[arg]`
+    // on a parameter would add a second, confusing error to the user's first one.
+    let params = model::take_params(&mut function);
+    match attr.and_then(|attr| model::Tool::new(attr, &mut function, params)) {
+        Ok(tool) => expand::expand(&tool, &function).into(),
+        Err(err) => {
+            let err = err.to_compile_error();
+            quote::quote!(#function #err).into()
+        }
+    }
+}

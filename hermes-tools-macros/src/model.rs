@@ -1,0 +1,382 @@
+//! The validated tool: what `#[tool]` understood of the function, ready to expand.
+
+use std::collections::BTreeMap;
+
+use proc_macro2::Span;
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, Path, PathArguments, Type,
+};
+
+use crate::attr::{ArgAttr, ToolAttr, args_marker, combine, is_parameter_attr};
+use crate::{check, docs};
+
+/// A parameter as written, with the attributes `#[tool]` consumes taken off the function.
+pub struct RawParam {
+    attrs: Vec<Attribute>,
+    arg: FnArg,
+}
+
+/// Takes `///`, `#[arg]` and `#[args]` off every parameter of `function`, returning them.
+pub fn take_params(function: &mut ItemFn) -> Vec<RawParam> {
+    function
+        .sig
+        .inputs
+        .iter_mut()
+        .map(|input| {
+            let attrs = match input {
+                FnArg::Receiver(receiver) => &mut receiver.attrs,
+                FnArg::Typed(typed) => &mut typed.attrs,
+            };
+            let (taken, kept) = std::mem::take(attrs)
+                .into_iter()
+                .partition(is_parameter_attr);
+            *attrs = kept;
+            RawParam {
+                attrs: taken,
+                arg: input.clone(),
+            }
+        })
+        .collect()
+}
+
+/// A validated `#[tool]`.
+pub struct Tool {
+    pub krate: Path,
+    pub ident: Ident,
+    pub name: String,
+    pub toolset: String,
+    pub emoji: String,
+    pub description: String,
+    pub check: Option<Path>,
+    pub requires_env: Vec<String>,
+    pub max_result_chars: Option<usize>,
+    pub dynamic_schema: Option<Path>,
+    pub overrides: bool,
+    pub is_async: bool,
+    pub params: Vec<Param>,
+}
+
+/// One parameter of the function.
+pub struct Param {
+    pub ident: Ident,
+    pub kind: ParamKind,
+}
+
+/// How a parameter is filled.
+pub enum ParamKind {
+    /// One member of the model's argument object.
+    Arg(Box<ArgParam>),
+    /// The whole argument object (`#[args]`).
+    Args(Type),
+    /// `&ToolContext`.
+    Context,
+    /// `&T`: an extension the caller must provide.
+    Extension(Type),
+    /// `Option<&T>`: an extension that may be absent.
+    OptionalExtension(Type),
+}
+
+/// A parameter the model fills.
+pub struct ArgParam {
+    pub ty: Type,
+    pub description: Option<String>,
+    pub attr: ArgAttr,
+}
+
+impl Tool {
+    pub fn new(attr: ToolAttr, function: &mut ItemFn, params: Vec<RawParam>) -> syn::Result<Self> {
+        let mut errors: Option<syn::Error> = None;
+        let mut note = |result: syn::Result<()>| {
+            if let Err(err) = result {
+                combine(&mut errors, err);
+            }
+        };
+        let sig = &function.sig;
+        let ident = sig.ident.clone();
+
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            note(Err(syn::Error::new(
+                sig.generics.span(),
+                "#[tool] functions cannot be generic: the model's arguments need concrete types",
+            )));
+        }
+        if let Some(token) = &sig.constness {
+            note(Err(syn::Error::new(
+                token.span,
+                "#[tool] does not support `const fn`",
+            )));
+        }
+        if !matches!(sig.safety, syn::Safety::Default) {
+            note(Err(syn::Error::new(
+                sig.fn_token.span,
+                "#[tool] functions must be safe to call: remove `unsafe`",
+            )));
+        }
+        if let Some(abi) = &sig.abi {
+            note(Err(syn::Error::new(
+                abi.span(),
+                "#[tool] does not support `extern` functions",
+            )));
+        }
+
+        let toolset = match &attr.toolset {
+            Some(toolset) => {
+                note(check::toolset(toolset));
+                toolset.value()
+            }
+            None => {
+                note(Err(syn::Error::new(
+                    Span::call_site(),
+                    "#[tool] needs a toolset: #[tool(toolset = \"name\")]",
+                )));
+                String::new()
+            }
+        };
+        let name = match &attr.name {
+            Some(name) => {
+                note(check::tool_name(&name.value(), name.span()));
+                name.value()
+            }
+            None => {
+                let name = ident.unraw().to_string();
+                note(check::tool_name(&name, ident.span()));
+                name
+            }
+        };
+        let emoji = match &attr.emoji {
+            Some(emoji) => check::emoji(emoji).unwrap_or_else(|err| {
+                note(Err(err));
+                String::new()
+            }),
+            None => "⚡".to_owned(),
+        };
+        for var in &attr.requires_env {
+            note(check::env_var(var));
+        }
+        let max_result_chars = attr.max_result_chars.as_ref().and_then(|lit| {
+            check::max_result_chars(lit)
+                .map_err(|err| note(Err(err)))
+                .ok()
+        });
+
+        let doc_lines = docs::lines(&function.attrs);
+        let fn_docs = docs::split_arguments(&doc_lines);
+        let description = match &attr.description {
+            Some(text) => non_empty_description(text, &mut note),
+            None => {
+                if fn_docs.description.is_empty() {
+                    note(Err(syn::Error::new(
+                        ident.span(),
+                        "#[tool] functions need a doc comment: it is the description the model \
+                         reads (or give `description = \"...\"`)",
+                    )));
+                }
+                fn_docs.description.clone()
+            }
+        };
+
+        let params = parse_params(params, &fn_docs.arguments, &mut note);
+
+        if let Some(err) = errors {
+            return Err(err);
+        }
+        Ok(Tool {
+            krate: attr
+                .krate
+                .unwrap_or_else(|| syn::parse_quote!(::hermes_tools)),
+            ident,
+            name,
+            toolset,
+            emoji,
+            description,
+            check: attr.check,
+            requires_env: attr.requires_env.iter().map(LitStr::value).collect(),
+            max_result_chars,
+            dynamic_schema: attr.dynamic_schema,
+            overrides: attr.overrides,
+            is_async: function.sig.asyncness.is_some(),
+            params,
+        })
+    }
+}
+
+fn non_empty_description(text: &LitStr, note: &mut impl FnMut(syn::Result<()>)) -> String {
+    let value = text.value().trim().to_owned();
+    if value.is_empty() {
+        note(Err(syn::Error::new(
+            text.span(),
+            "the description must not be empty",
+        )));
+    }
+    value
+}
+
+fn parse_params(
+    raw: Vec<RawParam>,
+    doc_arguments: &BTreeMap<String, String>,
+    note: &mut impl FnMut(syn::Result<()>),
+) -> Vec<Param> {
+    let mut params = Vec::new();
+    let mut args_marker_seen = false;
+    let mut json_names: BTreeMap<String, Span> = BTreeMap::new();
+    for RawParam { attrs, arg } in raw {
+        let typed = match arg {
+            FnArg::Receiver(receiver) => {
+                note(Err(syn::Error::new(
+                    receiver.self_token.span,
+                    "#[tool] goes on a free function: `self` parameters are not supported",
+                )));
+                continue;
+            }
+            FnArg::Typed(typed) => typed,
+        };
+        let ident = match &*typed.pat {
+            Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
+            other => {
+                note(Err(syn::Error::new(
+                    other.span(),
+                    "#[tool] parameters must be plain names (`name: Type`), not patterns: the \
+                     name is the argument the model sends",
+                )));
+                continue;
+            }
+        };
+        let arg_attr = match ArgAttr::from_attrs(&attrs) {
+            Ok(arg_attr) => arg_attr,
+            Err(err) => {
+                note(Err(err));
+                ArgAttr::default()
+            }
+        };
+        if let Some(marker) = args_marker(&attrs) {
+            if args_marker_seen {
+                note(Err(syn::Error::new(
+                    marker.span(),
+                    "only one parameter can be #[args]: it is the whole argument object",
+                )));
+            }
+            args_marker_seen = true;
+            params.push(Param {
+                ident,
+                kind: ParamKind::Args((*typed.ty).clone()),
+            });
+            continue;
+        }
+        let kind = match classify(&typed.ty) {
+            Ok(Some(kind)) => kind,
+            Ok(None) => {
+                let json_name = arg_attr
+                    .rename
+                    .as_ref()
+                    .map_or_else(|| ident.unraw().to_string(), LitStr::value);
+                if let Some(first) = json_names.insert(json_name.clone(), ident.span()) {
+                    let mut err = syn::Error::new(
+                        ident.span(),
+                        format!(
+                            "duplicate parameter: the model's argument {json_name:?} is already taken"
+                        ),
+                    );
+                    err.combine(syn::Error::new(first, "first used here"));
+                    note(Err(err));
+                }
+                let own_doc = docs::join(&docs::lines(&attrs));
+                let description = arg_attr
+                    .description
+                    .as_ref()
+                    .map(LitStr::value)
+                    .or_else(|| (!own_doc.is_empty()).then_some(own_doc))
+                    .or_else(|| doc_arguments.get(&ident.unraw().to_string()).cloned());
+                ParamKind::Arg(Box::new(ArgParam {
+                    ty: (*typed.ty).clone(),
+                    description,
+                    attr: arg_attr,
+                }))
+            }
+            Err(err) => {
+                note(Err(err));
+                continue;
+            }
+        };
+        params.push(Param { ident, kind });
+    }
+    if args_marker_seen {
+        for param in &params {
+            if let ParamKind::Arg(_) = param.kind {
+                note(Err(syn::Error::new(
+                    param.ident.span(),
+                    "with an #[args] parameter, every other parameter must come from the context \
+                     (`&T`, `Option<&T>`, `&ToolContext`)",
+                )));
+            }
+        }
+    }
+    params
+}
+
+/// Sorts a parameter type into an injected kind, or `None` for a model argument.
+fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
+    match ty {
+        Type::Reference(reference) => {
+            if reference.mutability.is_some() {
+                return Err(syn::Error::new(
+                    ty.span(),
+                    "`&mut` parameters are not supported: context values are shared; take `&T`",
+                ));
+            }
+            match &*reference.elem {
+                Type::Path(path) if path.path.is_ident("str") => Err(syn::Error::new(
+                    ty.span(),
+                    "`&str` cannot come from the model's arguments: take `String`",
+                )),
+                Type::Slice(_) => Err(syn::Error::new(
+                    ty.span(),
+                    "a slice cannot come from the model's arguments: take `Vec<T>`",
+                )),
+                Type::Path(path)
+                    if path
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == "ToolContext") =>
+                {
+                    Ok(Some(ParamKind::Context))
+                }
+                elem => Ok(Some(ParamKind::Extension(elem.clone()))),
+            }
+        }
+        Type::ImplTrait(_) => Err(syn::Error::new(
+            ty.span(),
+            "`impl Trait` parameters are not supported: the argument needs a concrete type",
+        )),
+        Type::Path(path) => match option_of_reference(&path.path) {
+            Some(Type::Reference(reference)) if reference.mutability.is_some() => {
+                Err(syn::Error::new(
+                    ty.span(),
+                    "`Option<&mut T>` is not supported: take `Option<&T>`",
+                ))
+            }
+            Some(Type::Reference(reference)) => Ok(Some(ParamKind::OptionalExtension(
+                (*reference.elem).clone(),
+            ))),
+            _ => Ok(None),
+        },
+        _ => Ok(None),
+    }
+}
+
+/// `T` when `path` is `Option<T>`.
+fn option_of_reference(path: &Path) -> Option<&Type> {
+    let last = path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    match &last.arguments {
+        PathArguments::AngleBracketed(args) if args.args.len() == 1 => match args.args.first()? {
+            GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        },
+        _ => None,
+    }
+}

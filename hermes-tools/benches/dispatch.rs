@@ -1,0 +1,103 @@
+//! Dispatch cost: a two-argument sync tool called from its argument string through the
+//! registry, beside the generated wrapper called directly and a hand-written baseline
+//! (`serde_json::from_str` into a struct, then the function). Also the cost of building the
+//! registry from the linked slice, with and without building every schema.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use hermes_tools::{Arguments, StaticHandler, ToolContext, ToolRegistry, tool};
+use serde::Deserialize;
+
+/// Add two integers.
+#[tool(toolset = "bench")]
+fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+macro_rules! filler_tools {
+    ($($name:ident),*) => {$(
+        /// A tool that exists so the registry has a realistic size.
+        #[tool(toolset = "filler")]
+        fn $name(
+            /// Some text.
+            text: String,
+            /// Up to four items.
+            #[arg(max_items = 4)]
+            items: Option<Vec<String>>,
+            /// A bound.
+            #[arg(minimum = 0, maximum = 100, default = 10)]
+            limit: u32,
+        ) -> String {
+            format!("{text}{items:?}{limit}")
+        }
+    )*};
+}
+
+filler_tools!(
+    f01, f02, f03, f04, f05, f06, f07, f08, f09, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
+    f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38,
+    f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49
+);
+
+#[derive(Deserialize)]
+struct AddArgs {
+    a: i64,
+    b: i64,
+}
+
+const ARGS: &str = r#"{"a": 40, "b": 2}"#;
+
+fn dispatch(c: &mut Criterion) {
+    let registry = ToolRegistry::global();
+    let ctx = ToolContext::new();
+    let StaticHandler::Sync(wrapper) = ADD_TOOL.handler else {
+        unreachable!("add is a sync tool")
+    };
+    // Build the schema outside the measurement (it is built once, at first use).
+    let _ = registry.get("add").map(|tool| tool.parameters().clone());
+
+    let mut group = c.benchmark_group("dispatch_two_args");
+    group.bench_function("baseline_from_str_then_call", |b| {
+        b.iter(|| {
+            let args: AddArgs = serde_json::from_str(black_box(ARGS)).unwrap();
+            black_box(serde_json::to_string(&add(args.a, args.b)).unwrap())
+        })
+    });
+    group.bench_function("generated_wrapper", |b| {
+        b.iter(|| black_box(wrapper(Arguments::Raw(black_box(ARGS)), &ctx).unwrap()))
+    });
+    group.bench_function("registry_dispatch", |b| {
+        b.iter(|| black_box(registry.dispatch(black_box("add"), black_box(ARGS), &ctx)))
+    });
+    group.bench_function("registry_dispatch_repaired", |b| {
+        b.iter(|| black_box(registry.dispatch("add", black_box(r#"{"a": "40", "b": "2"}"#), &ctx)))
+    });
+    group.finish();
+}
+
+fn build(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build_registry");
+    let count = hermes_tools::TOOLS.len();
+    group.bench_function(format!("from_slice_{count}_tools"), |b| {
+        b.iter(|| black_box(ToolRegistry::from_decls(&hermes_tools::TOOLS)))
+    });
+    group.bench_function(format!("from_slice_{count}_tools_with_schemas"), |b| {
+        b.iter(|| {
+            let registry = ToolRegistry::from_decls(&hermes_tools::TOOLS);
+            for tool in registry.snapshot().tools() {
+                black_box(tool.parameters());
+            }
+            registry
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dispatch, build);
+criterion_main!(benches);

@@ -1,0 +1,357 @@
+//! What a tool answers: always a JSON string, optionally with multimodal parts.
+//!
+//! A `#[tool]` function may return anything that becomes a [`ToolAnswer`]:
+//!
+//! | return type | answer |
+//! |---|---|
+//! | `String`, `&str` | the text as is when it is JSON, else `{"result": text}` |
+//! | [`serde_json::Value`] | the value |
+//! | any `T: Serialize` | `T` serialized |
+//! | [`ToolContent`] | `{"content": [parts]}`, with the parts kept for providers that take images |
+//! | `Result<T, E>` with `E: Display` | `T` as above, or `{"error": e}` (sanitised) |
+//! | `()` | `{"result": "ok"}` |
+//!
+//! The model never receives a string that is not JSON: text that is not JSON is wrapped.
+
+use std::cell::Cell;
+use std::fmt;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::sanitize;
+
+/// The answer of one tool call, as sent back to the model.
+///
+/// Its text is always valid JSON. Errors are JSON objects with an `"error"` member and are
+/// marked by [`is_error`](Self::is_error), so MCP can set `isError` without parsing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolAnswer {
+    json: String,
+    is_error: bool,
+    content: Option<Vec<ContentPart>>,
+}
+
+impl ToolAnswer {
+    /// An answer serialized from `value`; a value that cannot be serialized becomes an error answer.
+    pub fn json<T: Serialize + ?Sized>(value: &T) -> Self {
+        match serde_json::to_string(value) {
+            Ok(json) => Self::ok_json(json),
+            Err(err) => Self::error(format!("the tool's result could not be serialized: {err}")),
+        }
+    }
+
+    /// An answer from text: kept as is when it is a JSON document, else sent as `{"result": text}`.
+    pub fn text(text: impl Into<String>) -> Self {
+        let text = text.into();
+        if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
+            Self::ok_json(text)
+        } else {
+            Self::json(&json!({ "result": text }))
+        }
+    }
+
+    /// An error answer, `{"error": message}`, with the message sanitised (see [`crate::sanitize`]).
+    pub fn error(message: impl fmt::Display) -> Self {
+        Self::error_with(message, Map::new())
+    }
+
+    /// An error answer with more members beside `"error"` (such as `"suggestions"`).
+    ///
+    /// String members are sanitised like the message.
+    pub fn error_with(message: impl fmt::Display, extra: Map<String, Value>) -> Self {
+        let mut object = Map::with_capacity(extra.len() + 1);
+        object.insert(
+            "error".into(),
+            Value::String(sanitize::error_text(&message.to_string())),
+        );
+        for (key, value) in extra {
+            let value = match value {
+                Value::String(text) => Value::String(sanitize::redact(&text).into_owned()),
+                other => other,
+            };
+            object.insert(key, value);
+        }
+        Self {
+            json: Value::Object(object).to_string(),
+            is_error: true,
+            content: None,
+        }
+    }
+
+    fn ok_json(json: String) -> Self {
+        Self {
+            json,
+            is_error: false,
+            content: None,
+        }
+    }
+
+    /// The JSON text sent to the model.
+    pub fn as_str(&self) -> &str {
+        &self.json
+    }
+
+    /// The JSON text sent to the model, owned.
+    pub fn into_string(self) -> String {
+        self.json
+    }
+
+    /// Whether this answer reports an error.
+    pub fn is_error(&self) -> bool {
+        self.is_error
+    }
+
+    /// The multimodal parts, when the tool returned [`ToolContent`].
+    pub fn content(&self) -> Option<&[ContentPart]> {
+        self.content.as_deref()
+    }
+
+    /// The answer parsed back into a JSON value (it is always valid JSON).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(&self.json).unwrap_or(Value::Null)
+    }
+}
+
+impl fmt::Display for ToolAnswer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.json)
+    }
+}
+
+/// Multimodal content: text and image parts, for tools that return pictures.
+///
+/// ```
+/// use hermes_tools::{ContentPart, ToolContent};
+///
+/// let content = ToolContent::new().text("a red dot").image("iVBORw0KGgo=", "image/png");
+/// assert_eq!(content.parts().len(), 2);
+/// assert!(matches!(content.parts()[1], ContentPart::Image { .. }));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ToolContent {
+    parts: Vec<ContentPart>,
+}
+
+/// One part of [`ToolContent`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentPart {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    Image {
+        /// The image bytes, base64-encoded.
+        data: String,
+        /// The image's media type, such as `image/png`.
+        mime_type: String,
+    },
+}
+
+impl ToolContent {
+    /// Content with no parts.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends a text part.
+    pub fn text(mut self, text: impl Into<String>) -> Self {
+        self.parts.push(ContentPart::Text { text: text.into() });
+        self
+    }
+
+    /// Appends an image part from base64 data and its media type.
+    pub fn image(mut self, base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        self.parts.push(ContentPart::Image {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+        });
+        self
+    }
+
+    /// The parts, in order.
+    pub fn parts(&self) -> &[ContentPart] {
+        &self.parts
+    }
+}
+
+/// Conversion of a tool's return value into its [`ToolAnswer`].
+///
+/// Implemented for the types in the [module table](self); any other `T: Serialize` is handled
+/// by the `#[tool]` expansion without needing this trait.
+pub trait IntoAnswer {
+    /// Converts `self` into the answer sent to the model.
+    fn into_answer(self) -> ToolAnswer;
+}
+
+impl IntoAnswer for ToolAnswer {
+    fn into_answer(self) -> ToolAnswer {
+        self
+    }
+}
+
+impl IntoAnswer for String {
+    fn into_answer(self) -> ToolAnswer {
+        ToolAnswer::text(self)
+    }
+}
+
+impl IntoAnswer for &str {
+    fn into_answer(self) -> ToolAnswer {
+        ToolAnswer::text(self)
+    }
+}
+
+impl IntoAnswer for Value {
+    fn into_answer(self) -> ToolAnswer {
+        ToolAnswer::ok_json(self.to_string())
+    }
+}
+
+impl IntoAnswer for () {
+    fn into_answer(self) -> ToolAnswer {
+        ToolAnswer::ok_json(r#"{"result":"ok"}"#.to_owned())
+    }
+}
+
+impl IntoAnswer for ToolContent {
+    fn into_answer(self) -> ToolAnswer {
+        let mut answer = ToolAnswer::json(&json!({ "content": &self.parts }));
+        if !answer.is_error {
+            answer.content = Some(self.parts);
+        }
+        answer
+    }
+}
+
+impl<T: IntoAnswer, E: fmt::Display> IntoAnswer for Result<T, E> {
+    fn into_answer(self) -> ToolAnswer {
+        match self {
+            Ok(value) => value.into_answer(),
+            Err(err) => ToolAnswer::error(err),
+        }
+    }
+}
+
+/// Picks, at the `#[tool]` expansion's call site, the most specific conversion of a return value.
+///
+/// This is autoref specialisation: `(&&&AnswerWrap::new(v)).__hermes_answer()` resolves to
+/// [`IntoAnswer`] when `v` implements it, else to `Result<T: Serialize, E: Display>`, else to
+/// plain `Serialize`. It works because the expansion's call site is never generic.
+#[doc(hidden)]
+pub struct AnswerWrap<T>(Cell<Option<T>>);
+
+impl<T> AnswerWrap<T> {
+    #[doc(hidden)]
+    pub fn new(value: T) -> Self {
+        Self(Cell::new(Some(value)))
+    }
+
+    fn take(&self) -> Option<T> {
+        self.0.take()
+    }
+}
+
+fn already_taken() -> ToolAnswer {
+    ToolAnswer::error("internal error: a tool result was converted twice")
+}
+
+#[doc(hidden)]
+pub trait ViaIntoAnswer {
+    fn __hermes_answer(&self) -> ToolAnswer;
+}
+
+impl<T: IntoAnswer> ViaIntoAnswer for &&AnswerWrap<T> {
+    fn __hermes_answer(&self) -> ToolAnswer {
+        self.take()
+            .map_or_else(already_taken, IntoAnswer::into_answer)
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaSerializeResult {
+    fn __hermes_answer(&self) -> ToolAnswer;
+}
+
+impl<T: Serialize, E: fmt::Display> ViaSerializeResult for &AnswerWrap<Result<T, E>> {
+    fn __hermes_answer(&self) -> ToolAnswer {
+        match self.take() {
+            Some(Ok(value)) => ToolAnswer::json(&value),
+            Some(Err(err)) => ToolAnswer::error(err),
+            None => already_taken(),
+        }
+    }
+}
+
+#[doc(hidden)]
+pub trait ViaSerialize {
+    fn __hermes_answer(&self) -> ToolAnswer;
+}
+
+impl<T: Serialize> ViaSerialize for AnswerWrap<T> {
+    fn __hermes_answer(&self) -> ToolAnswer {
+        self.take()
+            .map_or_else(already_taken, |value| ToolAnswer::json(&value))
+    }
+}
+
+/// Converts a tool's return value into a [`ToolAnswer`] (used by the `#[tool]` expansion).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __answer {
+    ($value:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::__private::{ViaIntoAnswer as _, ViaSerialize as _, ViaSerializeResult as _};
+        (&&&$crate::__private::AnswerWrap::new($value)).__hermes_answer()
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Point {
+        x: i32,
+    }
+
+    #[test]
+    fn each_return_type_becomes_json() {
+        assert_eq!(
+            crate::__answer!(String::from("plain")).as_str(),
+            r#"{"result":"plain"}"#
+        );
+        assert_eq!(
+            crate::__answer!(String::from(r#"{"a":1}"#)).as_str(),
+            r#"{"a":1}"#
+        );
+        assert_eq!(crate::__answer!(json!([1, 2])).as_str(), "[1,2]");
+        assert_eq!(crate::__answer!(Point { x: 3 }).as_str(), r#"{"x":3}"#);
+        assert_eq!(crate::__answer!(()).as_str(), r#"{"result":"ok"}"#);
+        let ok: Result<Point, String> = Ok(Point { x: 1 });
+        assert_eq!(crate::__answer!(ok).as_str(), r#"{"x":1}"#);
+        let err: Result<String, String> = Err("no such file".into());
+        let answer = crate::__answer!(err);
+        assert!(answer.is_error());
+        assert_eq!(answer.to_value()["error"], "[TOOL_ERROR] no such file");
+    }
+
+    #[test]
+    fn content_keeps_parts() {
+        let answer = crate::__answer!(ToolContent::new().text("hi").image("AA==", "image/png"));
+        assert_eq!(answer.content().map(<[_]>::len), Some(2));
+        assert_eq!(answer.to_value()["content"][1]["type"], "image");
+        assert_eq!(answer.to_value()["content"][0]["text"], "hi");
+    }
+
+    #[test]
+    fn unserializable_value_is_an_error_answer() {
+        let mut map = std::collections::HashMap::new();
+        map.insert((1, 2), 3);
+        let answer = crate::__answer!(map);
+        assert!(answer.is_error());
+    }
+}

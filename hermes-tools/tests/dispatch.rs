@@ -1,0 +1,247 @@
+//! Dispatch end to end: every bad input answers JSON with an error, never a panic.
+
+use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, tool};
+use serde_json::{Value, json};
+
+/// Add two integers.
+///
+/// # Arguments
+/// * `a` - The first addend.
+/// * `b` - The second addend.
+#[tool(toolset = "math", emoji = "➕")]
+fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+/// Pick up to two colours.
+#[tool(toolset = "paint")]
+fn pick(
+    /// The colours, at most two.
+    #[arg(max_items = 2)]
+    colours: Vec<String>,
+    /// How many coats.
+    #[arg(minimum = 1, maximum = 3, default = 1)]
+    coats: u8,
+) -> Value {
+    json!({ "colours": colours, "coats": coats })
+}
+
+/// Always panics, to show that a panic becomes an answer.
+#[tool(toolset = "faulty")]
+fn explode(
+    /// Ignored.
+    reason: Option<String>,
+) -> String {
+    panic!("boom: {}", reason.unwrap_or_default())
+}
+
+/// Fails with a message that holds a credential.
+#[tool(toolset = "faulty")]
+fn leak() -> Result<String, String> {
+    Err("request failed with Authorization: Bearer abcdefghijklmnopqrstuvwxyz".into())
+}
+
+/// A greeting prefix the caller must provide.
+struct Greeting(&'static str);
+
+/// Greet someone with the caller's greeting.
+#[tool(toolset = "social")]
+fn greet(
+    /// Who to greet.
+    name: String,
+    greeting: &Greeting,
+    ctx: &ToolContext,
+) -> String {
+    format!(
+        "{} {name} from {}",
+        greeting.0,
+        ctx.session_id().unwrap_or("nowhere")
+    )
+}
+
+/// Count to `n` asynchronously.
+#[tool(toolset = "async")]
+async fn count(
+    /// Where to stop.
+    n: u32,
+) -> Vec<u32> {
+    let mut out = Vec::new();
+    for i in 1..=n {
+        tokio::task::yield_now().await;
+        out.push(i);
+    }
+    out
+}
+
+/// Panics after an await.
+#[tool(toolset = "async")]
+async fn explode_later() -> String {
+    tokio::task::yield_now().await;
+    panic!("late boom")
+}
+
+fn call(name: &str, args: &str) -> ToolAnswer {
+    let answer = ToolRegistry::global().dispatch(name, args, &ToolContext::new());
+    // Whatever happens, the answer is JSON.
+    let _: Value = serde_json::from_str(answer.as_str()).expect("every answer is JSON");
+    answer
+}
+
+fn error_of(answer: &ToolAnswer) -> String {
+    assert!(answer.is_error(), "expected an error, got {answer}");
+    answer.to_value()["error"]
+        .as_str()
+        .expect("error is a string")
+        .to_owned()
+}
+
+#[test]
+fn well_typed_arguments_take_the_fast_path() {
+    assert_eq!(call("add", r#"{"a": 2, "b": 40}"#).as_str(), "42");
+}
+
+#[test]
+fn string_numbers_are_repaired() {
+    assert_eq!(call("add", r#"{"a": "2", "b": " 40 "}"#).as_str(), "42");
+}
+
+#[test]
+fn malformed_json_is_explained() {
+    let error = error_of(&call("add", r#"{"a": 2,"#));
+    assert!(error.starts_with("[TOOL_ERROR] "), "{error}");
+    assert!(error.contains("not valid JSON"), "{error}");
+}
+
+#[test]
+fn non_object_arguments_are_refused() {
+    for args in ["[1, 2]", "42", "\"a\"", "null"] {
+        let error = error_of(&call("add", args));
+        assert!(error.contains("object"), "{args}: {error}");
+    }
+}
+
+#[test]
+fn wrong_types_name_the_argument() {
+    let error = error_of(&call("add", r#"{"a": "two", "b": 1}"#));
+    assert!(error.contains("/a"), "{error}");
+    assert!(error.contains("integer"), "{error}");
+}
+
+#[test]
+fn missing_required_argument_is_named() {
+    let error = error_of(&call("add", r#"{"a": 1}"#));
+    assert!(error.contains("/b") || error.contains("`b`"), "{error}");
+}
+
+#[test]
+fn constraints_schemars_does_not_enforce_are_validated() {
+    let error = error_of(&call("pick", r#"{"colours": ["red", "green", "blue"]}"#));
+    assert!(error.contains("/colours"), "{error}");
+    assert!(error.contains('2'), "{error}");
+    let error = error_of(&call("pick", r#"{"colours": ["red"], "coats": 9}"#));
+    assert!(error.contains("/coats"), "{error}");
+    assert_eq!(
+        call("pick", r#"{"colours": "red"}"#).to_value(),
+        json!({"colours": ["red"], "coats": 1}),
+        "a scalar is wrapped into a one-item array and the default applies"
+    );
+}
+
+#[test]
+fn a_panicking_tool_answers_an_error() {
+    let error = error_of(&call("explode", r#"{"reason": "test"}"#));
+    assert!(error.contains("boom: test"), "{error}");
+    let error = error_of(&call("explode_later", "{}"));
+    assert!(error.contains("late boom"), "{error}");
+}
+
+#[test]
+fn unknown_tool_suggests_the_nearest_names() {
+    let answer = call("ad", "{}");
+    let error = error_of(&answer);
+    assert!(error.contains("Unknown tool"), "{error}");
+    assert_eq!(answer.to_value()["suggestions"][0], "add");
+    let answer = call("zzzzzz", "{}");
+    assert_eq!(answer.to_value()["suggestions"], json!([]));
+}
+
+#[test]
+fn errors_are_sanitised_and_redacted() {
+    let error = error_of(&call("leak", "{}"));
+    assert_eq!(
+        error,
+        "[TOOL_ERROR] request failed with Authorization: Bearer abcdef...wxyz"
+    );
+}
+
+#[test]
+fn extensions_are_injected_and_missing_ones_explained() {
+    let ctx = ToolContext::new()
+        .with_session_id("s1")
+        .with_extension(Greeting("Hello"));
+    let answer = ToolRegistry::global().dispatch("greet", r#"{"name": "Ada"}"#, &ctx);
+    assert_eq!(answer.to_value(), json!({"result": "Hello Ada from s1"}));
+    let error = error_of(&call("greet", r#"{"name": "Ada"}"#));
+    assert!(error.contains("Greeting"), "{error}");
+}
+
+#[test]
+fn async_tools_run_from_sync_code_without_a_runtime() {
+    assert_eq!(call("count", r#"{"n": 3}"#).to_value(), json!([1, 2, 3]));
+}
+
+#[test]
+fn async_tools_run_from_sync_code_inside_a_current_thread_runtime() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let answer = runtime.block_on(async { call("count", r#"{"n": 2}"#) });
+    assert_eq!(answer.to_value(), json!([1, 2]));
+}
+
+#[test]
+fn async_tools_run_from_sync_code_inside_a_multi_thread_runtime() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let answer = runtime.block_on(async { call("count", r#"{"n": 2}"#) });
+    assert_eq!(answer.to_value(), json!([1, 2]));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn async_dispatch_awaits_async_tools_and_offloads_sync_ones() {
+    let registry = ToolRegistry::global();
+    let ctx = ToolContext::new();
+    let answer = registry.dispatch_async("count", r#"{"n": 4}"#, &ctx).await;
+    assert_eq!(answer.to_value(), json!([1, 2, 3, 4]));
+    let answer = registry
+        .dispatch_async("add", r#"{"a": 1, "b": 1}"#, &ctx)
+        .await;
+    assert_eq!(answer.as_str(), "2");
+    let answer = registry.dispatch_async("explode", "{}", &ctx).await;
+    assert!(answer.is_error());
+}
+
+#[test]
+fn the_function_stays_callable_and_the_schema_carries_the_docs() {
+    assert_eq!(add(1, 2), 3);
+    let tool = ToolRegistry::global().get("add").unwrap();
+    assert_eq!(tool.description(), "Add two integers.");
+    assert_eq!(
+        tool.parameters()["properties"]["a"]["description"],
+        "The first addend."
+    );
+    assert_eq!(tool.parameters()["required"], json!(["a", "b"]));
+    let keys: Vec<_> = tool.parameters()["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["a", "b"], "parameter order is kept");
+    assert_eq!(ADD_TOOL.emoji, "➕");
+    assert_eq!(ADD_TOOL.provenance.crate_name, "dispatch");
+}

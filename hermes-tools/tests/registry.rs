@@ -1,0 +1,217 @@
+//! The rules of registering, the generation counter, duplicate declarations, and concurrency.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+
+use hermes_tools::{RegisterError, Tool, ToolContext, ToolRegistry, tool};
+use serde_json::json;
+
+fn tool(name: &str, toolset: &str) -> Tool {
+    let answer = toolset.to_owned();
+    Tool::builder(name, toolset)
+        .description("A test tool.")
+        .handler(move |_, _| json!({ "from": answer }))
+        .build()
+}
+
+fn from(registry: &ToolRegistry, name: &str) -> String {
+    registry
+        .dispatch(name, "{}", &ToolContext::new())
+        .to_value()["from"]
+        .as_str()
+        .unwrap_or("missing")
+        .to_owned()
+}
+
+#[test]
+fn same_toolset_replaces_and_bumps_the_generation() {
+    let registry = ToolRegistry::new();
+    assert_eq!(registry.generation(), 0);
+    assert!(registry.register(tool("t", "a")).unwrap().is_none());
+    assert_eq!(registry.generation(), 1);
+    let replaced = registry.register(tool("t", "a")).unwrap();
+    assert_eq!(
+        replaced.map(|t| t.toolset().to_owned()),
+        Some("a".to_owned())
+    );
+    assert_eq!(registry.generation(), 2);
+}
+
+#[test]
+fn another_toolset_is_refused_without_overrides_and_the_generation_stays() {
+    let registry = ToolRegistry::new();
+    registry.register(tool("t", "a")).unwrap();
+    let before = registry.generation();
+    let err = registry.register(tool("t", "b")).unwrap_err();
+    assert!(
+        matches!(err, RegisterError::Shadowing { ref existing_toolset, .. } if existing_toolset == "a")
+    );
+    assert!(err.to_string().contains("overrides"), "{err}");
+    assert_eq!(registry.generation(), before);
+    assert_eq!(from(&registry, "t"), "a");
+
+    let overriding = Tool::builder("t", "b")
+        .overrides(true)
+        .handler(|_, _| json!({"from": "b"}))
+        .build();
+    registry.register(overriding).unwrap();
+    assert_eq!(from(&registry, "t"), "b");
+    assert_eq!(registry.generation(), before + 1);
+}
+
+#[test]
+fn mcp_toolsets_replace_each_other_but_never_a_builtin() {
+    let registry = ToolRegistry::new();
+    registry.register(tool("m", "mcp-one")).unwrap();
+    registry.register(tool("m", "mcp-two")).unwrap();
+    assert_eq!(from(&registry, "m"), "mcp-two");
+
+    registry.register(tool("b", "files")).unwrap();
+    let before = registry.generation();
+    let sneaky = Tool::builder("b", "mcp-evil").overrides(true).build();
+    assert!(matches!(
+        registry.register(sneaky),
+        Err(RegisterError::McpOverBuiltin { .. })
+    ));
+    assert_eq!(registry.generation(), before);
+    assert_eq!(from(&registry, "b"), "files");
+}
+
+#[test]
+fn invalid_names_are_refused() {
+    let registry = ToolRegistry::new();
+    for name in ["", "has space", "ünïcode", &"x".repeat(65)] {
+        assert!(
+            matches!(
+                registry.register(tool(name, "a")),
+                Err(RegisterError::InvalidName { .. })
+            ),
+            "{name:?}"
+        );
+    }
+    assert_eq!(registry.generation(), 0);
+}
+
+#[test]
+fn deregister_changes_the_generation_only_when_it_removes() {
+    let registry = ToolRegistry::new();
+    registry.register(tool("t", "a")).unwrap();
+    let before = registry.generation();
+    assert!(registry.deregister("nope").is_none());
+    assert_eq!(registry.generation(), before);
+    assert!(registry.deregister("t").is_some());
+    assert_eq!(registry.generation(), before + 1);
+    assert!(registry.get("t").is_none());
+}
+
+mod first {
+    use hermes_tools::tool;
+
+    /// The first declaration of a duplicated name.
+    #[tool(toolset = "dupes", name = "duplicated")]
+    pub fn one() -> &'static str {
+        "first"
+    }
+}
+
+mod second {
+    use hermes_tools::tool;
+
+    /// The second declaration of a duplicated name.
+    #[tool(toolset = "dupes", name = "duplicated")]
+    pub fn two() -> &'static str {
+        "second"
+    }
+}
+
+/// Declared with `overrides`: wins over a same-named tool whatever the order.
+#[tool(toolset = "winners", name = "contested", overrides)]
+fn contested_override() -> &'static str {
+    "override"
+}
+
+/// Declared without `overrides`.
+#[tool(toolset = "losers", name = "contested")]
+fn contested_plain() -> &'static str {
+    "plain"
+}
+
+#[test]
+fn duplicate_declarations_have_one_deterministic_winner_and_are_reported() {
+    let registry = ToolRegistry::global();
+    let answer = registry.dispatch("duplicated", "{}", &ToolContext::new());
+    // `registry::first` sorts before `registry::second`.
+    assert_eq!(answer.to_value(), json!({"result": "first"}));
+    let answer = registry.dispatch("contested", "{}", &ToolContext::new());
+    assert_eq!(answer.to_value(), json!({"result": "override"}));
+    let conflicts = registry.conflicts();
+    let names: Vec<_> = conflicts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["contested", "duplicated"]);
+    assert_eq!(conflicts[1].dropped.1.module_path, "registry::second");
+    assert_eq!(conflicts[0].dropped.0, "losers");
+    // Building again from the same slice gives the same outcome.
+    let again = ToolRegistry::from_decls(&hermes_tools::TOOLS);
+    assert_eq!(again.conflicts(), conflicts);
+    let _ = (
+        first::one(),
+        second::two(),
+        contested_override(),
+        contested_plain(),
+    );
+}
+
+#[test]
+fn a_handler_may_call_back_into_the_registry() {
+    let registry: &'static ToolRegistry = Box::leak(Box::new(ToolRegistry::new()));
+    registry.register(tool("inner", "a")).unwrap();
+    let outer = Tool::builder("outer", "a")
+        .handler(move |_, ctx| {
+            // Register and dispatch from inside a handler: no lock is held while it runs.
+            registry.register(tool("added_by_handler", "a")).unwrap();
+            registry.dispatch("inner", "{}", ctx).to_value()
+        })
+        .build();
+    registry.register(outer).unwrap();
+    assert_eq!(from(registry, "outer"), "a");
+    assert!(registry.get("added_by_handler").is_some());
+}
+
+#[test]
+fn concurrent_dispatch_while_registering_and_deregistering_finishes() {
+    let registry = Arc::new(ToolRegistry::new());
+    registry.register(tool("stable", "a")).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let registry = Arc::clone(&registry);
+            thread::spawn(move || {
+                for i in 0..300 {
+                    let name = format!("churn_{w}_{}", i % 7);
+                    let _ = registry.register(tool(&name, "a"));
+                    registry.deregister(&name);
+                }
+            })
+        })
+        .collect();
+    let readers: Vec<_> = (0..3)
+        .map(|_| {
+            let registry = Arc::clone(&registry);
+            let calls = Arc::clone(&calls);
+            thread::spawn(move || {
+                for _ in 0..300 {
+                    assert_eq!(from(&registry, "stable"), "a");
+                    let _ = registry.dispatch("churn_0_3", "{}", &ToolContext::new());
+                    calls.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for handle in writers.into_iter().chain(readers) {
+        handle.join().unwrap();
+    }
+    assert_eq!(calls.load(Ordering::Relaxed), 900);
+    // Every register was followed by its deregister.
+    assert_eq!(registry.snapshot().names().collect::<Vec<_>>(), ["stable"]);
+    assert_eq!(registry.generation(), 1 + 2 * 2 * 300);
+}

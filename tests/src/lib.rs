@@ -1,0 +1,3 @@
+//! Cross-crate tests of hermes-tools: trybuild UI cases (`tests/ui.rs`), the linking rule
+//! (`tests/linking_*.rs`) and end-to-end checks. The library itself is empty on purpose: a test
+//! binary must decide for itself whether it links `example_tools`.

@@ -1,0 +1,6 @@
+use hermes_tools::tool;
+
+#[tool(toolset = "demo", description = "  ")]
+pub fn greet() {}
+
+fn main() {}

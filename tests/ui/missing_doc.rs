@@ -1,0 +1,6 @@
+use hermes_tools::tool;
+
+#[tool(toolset = "demo")]
+pub fn undocumented() {}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use hermes_tools::tool;
+
+/// Not a function.
+#[tool(toolset = "demo")]
+pub struct Greeter;
+
+fn main() {}

@@ -1,0 +1,7 @@
+use hermes_tools::tool;
+
+/// Says hello.
+#[tool(toolset = "demo", requires_env = ["HOME", "A=B"])]
+pub fn greet() {}
+
+fn main() {}

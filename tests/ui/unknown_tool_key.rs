@@ -1,0 +1,7 @@
+use hermes_tools::tool;
+
+/// Says hello.
+#[tool(toolset = "demo", colour = "red", timeout = 30)]
+pub fn greet() {}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use hermes_tools::tool;
+
+/// Answers.
+#[tool(toolset = "demo")]
+pub unsafe fn answer() -> i32 {
+    42
+}
+
+fn main() {}
