@@ -97,8 +97,8 @@ impl Tool {
         let ident = sig.ident.clone();
 
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            note(Err(syn::Error::new(
-                sig.generics.span(),
+            note(Err(syn::Error::new_spanned(
+                &sig.generics,
                 "#[tool] functions cannot be generic: the model's arguments need concrete types",
             )));
         }
@@ -108,9 +108,9 @@ impl Tool {
                 "#[tool] does not support `const fn`",
             )));
         }
-        if !matches!(sig.safety, syn::Safety::Default) {
+        if let syn::Safety::Unsafe(token) = &sig.safety {
             note(Err(syn::Error::new(
-                sig.fn_token.span,
+                token.span,
                 "#[tool] functions must be safe to call: remove `unsafe`",
             )));
         }
@@ -252,12 +252,13 @@ fn parse_params(
         };
         if let Some(marker) = args_marker(&attrs) {
             if args_marker_seen {
-                note(Err(syn::Error::new(
-                    marker.span(),
+                note(Err(syn::Error::new_spanned(
+                    marker,
                     "only one parameter can be #[args]: it is the whole argument object",
                 )));
             }
             args_marker_seen = true;
+            reject_arg_attr(&attrs, &ident, note);
             params.push(Param {
                 ident,
                 kind: ParamKind::Args((*typed.ty).clone()),
@@ -265,15 +266,20 @@ fn parse_params(
             continue;
         }
         let kind = match classify(&typed.ty) {
-            Ok(Some(kind)) => kind,
+            Ok(Some(kind)) => {
+                reject_arg_attr(&attrs, &ident, note);
+                kind
+            }
             Ok(None) => {
                 let json_name = arg_attr
                     .rename
                     .as_ref()
                     .map_or_else(|| ident.unraw().to_string(), LitStr::value);
-                if let Some(first) = json_names.insert(json_name.clone(), ident.span()) {
+                // A clash made by a rename is the rename's fault: point there.
+                let name_span = arg_attr.rename.as_ref().map_or(ident.span(), LitStr::span);
+                if let Some(first) = json_names.insert(json_name.clone(), name_span) {
                     let mut err = syn::Error::new(
-                        ident.span(),
+                        name_span,
                         format!(
                             "duplicate parameter: the model's argument {json_name:?} is already taken"
                         ),
@@ -315,23 +321,37 @@ fn parse_params(
     params
 }
 
+/// `#[arg]` describes a model argument; on an injected or `#[args]` parameter it would be
+/// silently meaningless, so it is an error.
+fn reject_arg_attr(attrs: &[Attribute], ident: &Ident, note: &mut impl FnMut(syn::Result<()>)) {
+    if let Some(attr) = attrs.iter().find(|a| a.path().is_ident("arg")) {
+        note(Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "#[arg] applies to arguments the model sends; `{ident}` is filled from the \
+                 context or is the whole #[args] object"
+            ),
+        )));
+    }
+}
+
 /// Sorts a parameter type into an injected kind, or `None` for a model argument.
 fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
     match ty {
         Type::Reference(reference) => {
             if reference.mutability.is_some() {
-                return Err(syn::Error::new(
-                    ty.span(),
+                return Err(syn::Error::new_spanned(
+                    ty,
                     "`&mut` parameters are not supported: context values are shared; take `&T`",
                 ));
             }
             match &*reference.elem {
-                Type::Path(path) if path.path.is_ident("str") => Err(syn::Error::new(
-                    ty.span(),
+                Type::Path(path) if path.path.is_ident("str") => Err(syn::Error::new_spanned(
+                    ty,
                     "`&str` cannot come from the model's arguments: take `String`",
                 )),
-                Type::Slice(_) => Err(syn::Error::new(
-                    ty.span(),
+                Type::Slice(_) => Err(syn::Error::new_spanned(
+                    ty,
                     "a slice cannot come from the model's arguments: take `Vec<T>`",
                 )),
                 Type::Path(path)
@@ -346,14 +366,14 @@ fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
                 elem => Ok(Some(ParamKind::Extension(elem.clone()))),
             }
         }
-        Type::ImplTrait(_) => Err(syn::Error::new(
-            ty.span(),
+        Type::ImplTrait(_) => Err(syn::Error::new_spanned(
+            ty,
             "`impl Trait` parameters are not supported: the argument needs a concrete type",
         )),
         Type::Path(path) => match option_of_reference(&path.path) {
             Some(Type::Reference(reference)) if reference.mutability.is_some() => {
-                Err(syn::Error::new(
-                    ty.span(),
+                Err(syn::Error::new_spanned(
+                    reference,
                     "`Option<&mut T>` is not supported: take `Option<&T>`",
                 ))
             }
