@@ -19,7 +19,7 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use hermes_tools::sanitize::redact;
-use hermes_tools::tool;
+use hermes_tools::{SchemaContext, SchemaOverride, tool};
 use regex::Regex;
 use serde::Serialize;
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
@@ -121,15 +121,20 @@ fn is_executable(path: &Path) -> bool {
 /// Run a shell command in the workspace root and return its output and exit code.
 ///
 /// The command runs with `sh -c` and no input; stdout and stderr are combined. Use it to build,
-/// test, run programs, use git and install packages. Do not use it to read, write or search
-/// files: read_file, write_file and search_files do that better. Long output is cut in the
-/// middle. A command still running after `timeout` seconds is killed; do not start servers or
-/// watchers that never exit.
+/// test, run programs, use git and install packages. Long output is cut in the middle. A
+/// command still running after `timeout` seconds is killed; do not start servers or watchers
+/// that never exit.
 ///
 /// # Arguments
 /// * `command` - The command line to run, such as 'cargo test 2>&1 | tail -20'.
 /// * `timeout` - Seconds to wait before killing the command (default 180, at most 600).
-#[tool(toolset = "terminal", emoji = "💻", check = shell_available, max_result_chars = 100_000)]
+#[tool(
+    toolset = "terminal",
+    emoji = "💻",
+    check = shell_available,
+    max_result_chars = 100_000,
+    dynamic_schema = point_at_file_tools
+)]
 pub async fn terminal(
     command: String,
     #[arg(default = 180, minimum = 1, maximum = 600)] timeout: u64,
@@ -145,6 +150,26 @@ pub async fn terminal(
         return Err(TerminalError::TimeoutTooLong(seconds));
     }
     run(&command, workspace.root(), seconds).await
+}
+
+/// The file tools do their jobs better than shell commands; the description says so only when
+/// the model is given them (a static description must not name tools that may be absent).
+fn point_at_file_tools(ctx: &SchemaContext<'_>) -> SchemaOverride {
+    let present: Vec<&str> = ["read_file", "write_file", "search_files"]
+        .into_iter()
+        .filter(|name| ctx.selected.contains(*name))
+        .collect();
+    if present.is_empty() {
+        return SchemaOverride::default();
+    }
+    SchemaOverride {
+        description: Some(format!(
+            "{}\n\nDo not use it to read, write or search files: {} do that better.",
+            TERMINAL_TOOL.description,
+            present.join(", ")
+        )),
+        parameters: None,
+    }
 }
 
 async fn run(command: &str, dir: &Path, seconds: u64) -> Result<CommandOutput, TerminalError> {

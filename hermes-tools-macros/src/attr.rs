@@ -18,12 +18,14 @@ pub struct ToolAttr {
     pub max_result_chars: Option<LitInt>,
     pub dynamic_schema: Option<Path>,
     pub overrides: bool,
+    pub timeout_secs: Option<LitInt>,
+    pub needs_approval: bool,
     pub krate: Option<Path>,
     pub description: Option<LitStr>,
 }
 
 const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
-                         dynamic_schema, overrides, crate, description";
+                         dynamic_schema, overrides, timeout_secs, needs_approval, crate, description";
 
 impl ToolAttr {
     /// Parses the attribute's arguments, reporting every bad key, not just the first.
@@ -80,6 +82,12 @@ impl ToolAttr {
         } else if path.is_ident("overrides") {
             once(self.overrides)?;
             self.overrides = flag(meta)?;
+        } else if path.is_ident("timeout_secs") {
+            once(self.timeout_secs.is_some())?;
+            self.timeout_secs = Some(meta.value()?.parse()?);
+        } else if path.is_ident("needs_approval") {
+            once(self.needs_approval)?;
+            self.needs_approval = flag(meta)?;
         } else if path.is_ident("crate") {
             once(self.krate.is_some())?;
             self.krate = Some(meta.value()?.parse()?);

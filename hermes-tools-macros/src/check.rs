@@ -74,6 +74,17 @@ pub fn max_result_chars(lit: &LitInt) -> syn::Result<usize> {
     }
 }
 
+/// A positive number of seconds.
+pub fn timeout_secs(lit: &LitInt) -> syn::Result<u64> {
+    match lit.base10_parse::<u64>() {
+        Ok(0) | Err(_) => Err(syn::Error::new(
+            lit.span(),
+            "timeout_secs must be a positive whole number of seconds",
+        )),
+        Ok(n) => Ok(n),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,7 +66,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     let dynamic_schema = match &tool.dynamic_schema {
         Some(path) => quote_spanned! {path.span()=>
             ::core::option::Option::Some({
-                let dynamic_schema: fn() -> #krate::SchemaOverride = #path;
+                let dynamic_schema: fn(&#krate::SchemaContext<'_>) -> #krate::SchemaOverride = #path;
                 dynamic_schema
             })
         },
@@ -77,6 +77,11 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let requires_env = &tool.requires_env;
+    let timeout_secs = match tool.timeout_secs {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let needs_approval = tool.needs_approval;
     let line = quote_spanned!(tool.ident.span()=> ::core::line!());
 
     quote! {{
@@ -98,6 +103,8 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             max_result_chars: #max_result_chars,
             dynamic_schema: #dynamic_schema,
             overrides: #overrides,
+            timeout_secs: #timeout_secs,
+            needs_approval: #needs_approval,
             schema: __hermes_schema,
             handler: #handler,
             provenance: #krate::Provenance {

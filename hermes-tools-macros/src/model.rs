@@ -54,6 +54,8 @@ pub struct Tool {
     pub max_result_chars: Option<usize>,
     pub dynamic_schema: Option<Path>,
     pub overrides: bool,
+    pub timeout_secs: Option<u64>,
+    pub needs_approval: bool,
     pub is_async: bool,
     pub params: Vec<Param>,
 }
@@ -161,6 +163,11 @@ impl Tool {
                 .ok()
         });
 
+        let timeout_secs = attr
+            .timeout_secs
+            .as_ref()
+            .and_then(|lit| check::timeout_secs(lit).map_err(|err| note(Err(err))).ok());
+
         let doc_lines = docs::lines(&function.attrs);
         let fn_docs = docs::split_arguments(&doc_lines);
         let description = match &attr.description {
@@ -196,6 +203,8 @@ impl Tool {
             max_result_chars,
             dynamic_schema: attr.dynamic_schema,
             overrides: attr.overrides,
+            timeout_secs,
+            needs_approval: attr.needs_approval,
             is_async: function.sig.asyncness.is_some(),
             params,
         })

@@ -79,6 +79,27 @@ impl ToolAnswer {
         }
     }
 
+    /// A refusal, `{"error": message}`, as Hermes' pipeline sends it: redacted but not
+    /// prefixed, because the message is written for the model (a hook's block message).
+    pub fn refusal(message: impl fmt::Display) -> Self {
+        let message = message.to_string();
+        Self {
+            json: json!({ "error": sanitize::redact(&message) }).to_string(),
+            is_error: true,
+            content: None,
+        }
+    }
+
+    /// The same answer (error or not) with its text replaced by `json`, which must be JSON;
+    /// multimodal parts are dropped, since the text no longer carries them whole.
+    pub(crate) fn with_text(self, json: String) -> Self {
+        Self {
+            json,
+            is_error: self.is_error,
+            content: None,
+        }
+    }
+
     fn ok_json(json: String) -> Self {
         Self {
             json,

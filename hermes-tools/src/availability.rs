@@ -1,13 +1,28 @@
-//! Availability: whether a tool can run here, and why not.
+//! Availability: whether a tool can run here, why not, and how long that answer is trusted.
 //!
 //! A tool is available when its check function returns true and every `requires_env`
 //! variable is set (Hermes only displays `requires_env`; here it is enforced). A check that
-//! panics means unavailable.
+//! panics means unavailable. Results are cached per check function for a TTL (30 s by default,
+//! [`Config::check_ttl_secs`](crate::config::Config::check_ttl_secs)), and a [`Probe`] runs each
+//! check function at most once per pass even when tools share it.
+//!
+//! Flapping is damped as in Hermes: a failure within [`FLAP_GRACE`] of the check's last success
+//! is reported available and is not cached, so the next pass probes again; after that window a
+//! failure is cached for the TTL like a success. The [`Clock`] is injectable so tests can walk
+//! through these windows exactly.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
 
 use crate::tool::Tool;
+
+/// How long after a check's last success a failure is still reported available.
+pub const FLAP_GRACE: Duration = Duration::from_secs(60);
 
 /// Why a tool is unavailable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,15 +45,72 @@ impl fmt::Display for Unavailable {
     }
 }
 
-/// Runs `tool`'s availability rules now (no caching).
-pub fn check(tool: &Tool) -> Result<(), Unavailable> {
-    if let Some(var) = tool
+/// A source of the current time.
+pub trait Clock: Send + Sync + fmt::Debug {
+    /// Now.
+    fn now(&self) -> Instant;
+}
+
+/// The system's monotonic clock.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
+}
+
+/// A clock that moves only when told to, for tests.
+#[derive(Debug)]
+pub struct ManualClock {
+    now: Mutex<Instant>,
+}
+
+impl Default for ManualClock {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ManualClock {
+    /// A clock stopped at the present instant.
+    pub fn new() -> Self {
+        Self {
+            now: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: Duration) {
+        *self.now.lock() += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> Instant {
+        *self.now.lock()
+    }
+}
+
+/// Runs `tool`'s availability rules now, with no caching.
+pub fn check_now(tool: &Tool) -> Result<(), Unavailable> {
+    missing_env(tool)?;
+    run_check(tool)
+}
+
+fn missing_env(tool: &Tool) -> Result<(), Unavailable> {
+    match tool
         .requires_env()
         .iter()
         .find(|var| std::env::var_os(var.as_str()).is_none_or(|v| v.is_empty()))
     {
-        return Err(Unavailable::MissingEnv(var.clone()));
+        Some(var) => Err(Unavailable::MissingEnv(var.clone())),
+        None => Ok(()),
     }
+}
+
+fn run_check(tool: &Tool) -> Result<(), Unavailable> {
     match tool.check() {
         None => Ok(()),
         Some(check) => match catch_unwind(AssertUnwindSafe(|| check())) {
@@ -46,5 +118,150 @@ pub fn check(tool: &Tool) -> Result<(), Unavailable> {
             Ok(false) => Err(Unavailable::CheckFailed),
             Err(_) => Err(Unavailable::CheckPanicked),
         },
+    }
+}
+
+#[derive(Clone)]
+struct Cached {
+    result: Result<(), Unavailable>,
+    at: Instant,
+}
+
+/// The cache of check results, shared by every pass over one registry.
+#[derive(Debug)]
+pub struct Availability {
+    clock: Arc<dyn Clock>,
+    ttl: Mutex<Option<Duration>>,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    cached: HashMap<usize, Cached>,
+    last_success: HashMap<usize, Instant>,
+}
+
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("State")
+            .field("cached", &self.cached.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Availability {
+    fn default() -> Self {
+        Self::new(Arc::new(SystemClock))
+    }
+}
+
+impl Availability {
+    /// A cache reading time from `clock`.
+    pub fn new(clock: Arc<dyn Clock>) -> Self {
+        Self {
+            clock,
+            ttl: Mutex::new(None),
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    /// Overrides the TTL from the config (`None` goes back to the config's).
+    pub fn set_ttl(&self, ttl: Option<Duration>) {
+        *self.ttl.lock() = ttl;
+    }
+
+    /// The TTL in force.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+            .lock()
+            .unwrap_or_else(|| Duration::from_secs(crate::config::current().check_ttl_secs))
+    }
+
+    /// Forgets every cached result.
+    pub fn invalidate(&self) {
+        let mut state = self.state.lock();
+        state.cached.clear();
+        state.last_success.clear();
+    }
+
+    /// Starts a pass over many tools.
+    pub fn probe(&self) -> Probe<'_> {
+        Probe {
+            availability: self,
+            now: self.clock.now(),
+            ttl: self.ttl(),
+            seen: HashMap::new(),
+            valid_until: None,
+        }
+    }
+}
+
+/// One pass over many tools (one definitions computation, one `list`): each check function
+/// runs at most once, and the pass knows until when its answers hold.
+pub struct Probe<'a> {
+    availability: &'a Availability,
+    now: Instant,
+    ttl: Duration,
+    seen: HashMap<usize, (Result<(), Unavailable>, Instant)>,
+    valid_until: Option<Instant>,
+}
+
+impl Probe<'_> {
+    /// Whether `tool` is available, and if not why.
+    pub fn check(&mut self, tool: &Tool) -> Result<(), Unavailable> {
+        missing_env(tool)?;
+        let Some(key) = tool.check_key() else {
+            return Ok(());
+        };
+        let (result, until) = match self.seen.get(&key) {
+            Some(seen) => seen.clone(),
+            None => {
+                let seen = self.lookup(key, tool);
+                self.seen.insert(key, seen.clone());
+                seen
+            }
+        };
+        self.valid_until = Some(self.valid_until.map_or(until, |v| v.min(until)));
+        result
+    }
+
+    /// Until when every answer given so far holds; `None` if no check was consulted.
+    pub fn valid_until(&self) -> Option<Instant> {
+        self.valid_until
+    }
+
+    fn lookup(&self, key: usize, tool: &Tool) -> (Result<(), Unavailable>, Instant) {
+        let now = self.now;
+        if let Some(cached) = self.availability.state.lock().cached.get(&key)
+            && now.saturating_duration_since(cached.at) < self.ttl
+        {
+            return (cached.result.clone(), cached.at + self.ttl);
+        }
+        // The check runs with no lock held: it is user code and may take its time.
+        let result = run_check(tool);
+        let mut state = self.availability.state.lock();
+        if result.is_ok() {
+            state.last_success.insert(key, now);
+        } else if let Some(&success) = state.last_success.get(&key)
+            && now.saturating_duration_since(success) < FLAP_GRACE
+        {
+            tracing::debug!(
+                tool = tool.name(),
+                "check failed within the flap grace; still available"
+            );
+            // Not cached, and valid only now: the next pass probes again.
+            return (Ok(()), now);
+        }
+        if let Err(reason) = &result {
+            tracing::warn!(tool = tool.name(), %reason, "tool unavailable");
+        }
+        state.cached.insert(
+            key,
+            Cached {
+                result: result.clone(),
+                at: now,
+            },
+        );
+        (result, now + self.ttl)
     }
 }

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::{ToolContext, ToolRegistry, availability};
+use crate::{ToolContext, ToolRegistry};
 
 #[derive(Parser)]
 #[command(about = "List, describe and call the tools linked into this binary")]
@@ -40,6 +40,10 @@ enum Command {
         #[arg(long, value_delimiter = ',')]
         toolsets: Option<Vec<String>>,
     },
+    /// List toolsets (basic and composite) and the tools each resolves to.
+    Toolsets,
+    /// Check every tool's description and parameters against the lint rules.
+    Lint,
     /// Call a tool with JSON arguments and print its answer.
     Call {
         /// The tool's name.
@@ -124,6 +128,8 @@ impl Cli {
         let result = match args.command {
             Command::List => self.list(&mut out),
             Command::Definitions { toolsets } => self.definitions(&mut out, toolsets.as_deref()),
+            Command::Toolsets => self.toolsets(&mut out),
+            Command::Lint => self.lint(&mut out),
             Command::Call { name, arguments } => self.call(&mut out, &name, &arguments),
         };
         match result {
@@ -139,22 +145,26 @@ impl Cli {
 
     fn list(&self, out: &mut impl Write) -> io::Result<ExitCode> {
         let snapshot = self.registry.snapshot();
-        let rows: Vec<[String; 5]> = snapshot
-            .tools()
-            .map(|tool| {
-                let status = match availability::check(tool) {
-                    Ok(()) => "available".to_owned(),
-                    Err(reason) => format!("unavailable: {reason}"),
-                };
-                [
-                    tool.emoji().to_owned(),
-                    tool.name().to_owned(),
-                    tool.toolset().to_owned(),
-                    status,
-                    tool.provenance().to_string(),
-                ]
-            })
-            .collect();
+        let mut probe = self.registry.availability().probe();
+        let rows: Vec<[String; 5]> = snapshot.with_catalog(|catalog| {
+            snapshot
+                .tools()
+                .map(|tool| {
+                    let status = match probe.check(tool) {
+                        Ok(()) => "available".to_owned(),
+                        Err(reason) => format!("unavailable: {reason}"),
+                    };
+                    let toolsets = catalog.including(tool.name()).join(",");
+                    [
+                        tool.emoji().to_owned(),
+                        tool.name().to_owned(),
+                        toolsets,
+                        status,
+                        tool.provenance().to_string(),
+                    ]
+                })
+                .collect()
+        });
         let widths: Vec<usize> = (1..4)
             .map(|col| {
                 rows.iter()
@@ -195,6 +205,54 @@ impl Cli {
             }
         }
         Ok(ExitCode::SUCCESS)
+    }
+
+    fn toolsets(&self, out: &mut impl Write) -> io::Result<ExitCode> {
+        let snapshot = self.registry.snapshot();
+        let mut failed = false;
+        snapshot.with_catalog(|catalog| {
+            for name in catalog.toolset_names() {
+                let kind = if snapshot.composites().contains_key(&name) {
+                    "composite"
+                } else {
+                    "basic"
+                };
+                match catalog.resolve(&name) {
+                    Ok(tools) => {
+                        let tools: Vec<_> = tools.into_iter().collect();
+                        writeln!(out, "{name} ({kind}): {}", tools.join(", "))?;
+                    }
+                    Err(err) => {
+                        failed = true;
+                        writeln!(out, "{name} ({kind}): error: {err}")?;
+                    }
+                }
+            }
+            for (alias, target) in snapshot.aliases() {
+                writeln!(out, "{alias} (alias): {target}")?;
+            }
+            io::Result::Ok(())
+        })?;
+        Ok(if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn lint(&self, out: &mut impl Write) -> io::Result<ExitCode> {
+        let findings = self.registry.lint();
+        for finding in &findings {
+            writeln!(out, "{finding}")?;
+        }
+        if findings.is_empty() {
+            let count = self.registry.snapshot().tools().len();
+            writeln!(out, "lint: {count} tools, no findings")?;
+            Ok(ExitCode::SUCCESS)
+        } else {
+            writeln!(out, "lint: {} findings", findings.len())?;
+            Ok(ExitCode::FAILURE)
+        }
     }
 
     fn definitions(

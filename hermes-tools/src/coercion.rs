@@ -230,6 +230,9 @@ impl<'s> Repair<'s> {
         depth: u32,
     ) {
         let properties = rules.get("properties").and_then(Value::as_object);
+        if let Some(properties) = properties {
+            self.drop_null_optionals(map, properties, rules, depth);
+        }
         let patterns = pattern_properties(rules);
         let additional = rules.get("additionalProperties");
         for (name, item) in map.iter_mut() {
@@ -248,6 +251,32 @@ impl<'s> Repair<'s> {
                 self.repair(item, schema, depth + 1, 0);
             }
         }
+    }
+}
+
+impl<'s> Repair<'s> {
+    /// A `null` for an optional property that does not accept null means "left out": strict
+    /// provider formats make every property required and optional ones nullable, so the model
+    /// sends `null` where the tool's own schema wants the property absent (its default applies).
+    fn drop_null_optionals(
+        &self,
+        map: &mut Map<String, Value>,
+        properties: &'s Map<String, Value>,
+        rules: &'s Map<String, Value>,
+        depth: u32,
+    ) {
+        let required: Vec<&str> = rules
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        map.retain(|name, value| {
+            !(value.is_null()
+                && !required.contains(&name.as_str())
+                && properties
+                    .get(name)
+                    .is_some_and(|schema| !self.walk.is_valid(&Value::Null, schema, depth + 1)))
+        });
     }
 }
 
@@ -744,6 +773,30 @@ mod tests {
         assert_eq!(
             repaired(json!({"type": ["integer", "string"]}), json!(42)),
             json!(42)
+        );
+    }
+
+    #[test]
+    fn null_for_an_optional_property_means_left_out() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "limit": {"type": "integer", "default": 500},
+                "note": {"type": ["string", "null"]}
+            },
+            "required": ["path"]
+        });
+        let args = json!({"path": "a", "limit": null, "note": null});
+        assert_eq!(
+            coerce_and_validate(args, &schema),
+            Ok(json!({"path": "a", "note": null})),
+            "the default applies to limit; note accepts null and keeps it"
+        );
+        let missing = coerce_and_validate(json!({"path": null}), &schema).unwrap_err();
+        assert_eq!(
+            missing.path, "/path",
+            "a required property is never dropped"
         );
     }
 

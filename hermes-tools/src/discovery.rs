@@ -1,4 +1,5 @@
-//! Link-time discovery: every `#[tool]` in every linked crate lands in [`TOOLS`].
+//! Link-time discovery: every `#[tool]` in every linked crate lands in [`TOOLS`], every
+//! [`toolset!`](crate::toolset!) in [`TOOLSETS`].
 //!
 //! # The linking rule
 //!
@@ -14,7 +15,7 @@
 
 use linkme::distributed_slice;
 
-use crate::tool::ToolDecl;
+use crate::tool::{Provenance, ToolDecl};
 
 /// Every tool declared with `#[tool]` in the crates linked into this binary.
 ///
@@ -22,3 +23,62 @@ use crate::tool::ToolDecl;
 /// duplicate names.
 #[distributed_slice]
 pub static TOOLS: [ToolDecl];
+
+/// A composite toolset declared in code with [`toolset!`](crate::toolset!).
+#[derive(Debug)]
+pub struct ToolsetDecl {
+    /// The toolset's name.
+    pub name: &'static str,
+    /// What the toolset is for.
+    pub description: &'static str,
+    /// Member tools, by name.
+    pub tools: &'static [&'static str],
+    /// Other toolsets (basic or composite) it includes.
+    pub includes: &'static [&'static str],
+    /// Where it was declared.
+    pub provenance: Provenance,
+}
+
+/// Every composite toolset declared with [`toolset!`](crate::toolset!) in the linked crates.
+#[distributed_slice]
+pub static TOOLSETS: [ToolsetDecl];
+
+/// Declares a composite toolset: member tools and included toolsets, collected at link time.
+///
+/// ```
+/// hermes_tools::toolset! {
+///     /// Reading, writing and searching files, and running commands.
+///     pub static CODING = "coding" {
+///         tools: [],
+///         includes: ["files", "terminal"],
+///     }
+/// }
+/// assert_eq!(CODING.includes, ["files", "terminal"]);
+/// assert!(hermes_tools::TOOLSETS.iter().any(|t| t.name == "coding"));
+/// ```
+#[macro_export]
+macro_rules! toolset {
+    (
+        $(#[doc = $doc:literal])+
+        $vis:vis static $ident:ident = $name:literal {
+            tools: [$($tool:literal),* $(,)?],
+            includes: [$($include:literal),* $(,)?] $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])+
+        #[$crate::__private::linkme::distributed_slice($crate::__private::TOOLSETS)]
+        #[linkme(crate = $crate::__private::linkme)]
+        $vis static $ident: $crate::discovery::ToolsetDecl = $crate::discovery::ToolsetDecl {
+            name: $name,
+            description: ::core::concat!($($doc, "\n"),+),
+            tools: &[$($tool),*],
+            includes: &[$($include),*],
+            provenance: $crate::Provenance {
+                crate_name: ::core::env!("CARGO_CRATE_NAME"),
+                module_path: ::core::module_path!(),
+                file: ::core::file!(),
+                line: ::core::line!(),
+            },
+        };
+    };
+}

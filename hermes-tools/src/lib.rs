@@ -33,32 +33,40 @@
 pub mod answer;
 pub mod availability;
 pub mod bridge;
+#[path = "budget_pending.rs"]
+pub mod budget;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod coercion;
+pub mod config;
 pub mod context;
 pub mod definitions;
 pub mod discovery;
 pub mod dispatch;
+pub mod hooks;
+pub mod lint;
+pub mod pipeline;
 pub mod registry;
 pub mod sanitize;
 pub mod schema;
 pub mod tool;
+pub mod toolsets;
 pub mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
 pub use context::ToolContext;
 pub use definitions::UnknownToolset;
-pub use discovery::TOOLS;
+pub use discovery::{TOOLS, TOOLSETS, ToolsetDecl};
 /// Declares a plain function as an LLM tool.
 ///
 /// See the [crate documentation](crate) for a tour and the README for every key.
 pub use hermes_tools_macros::tool;
 pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
 pub use tool::{
-    Arguments, ArgumentsRejected, Handler, Provenance, SchemaOverride, StaticHandler, Tool,
-    ToolBuilder, ToolDecl,
+    Arguments, ArgumentsRejected, Handler, Provenance, SchemaContext, SchemaOverride,
+    StaticHandler, Tool, ToolBuilder, ToolDecl,
 };
+pub use toolsets::{Catalog, Composite, Selection, SelectionError};
 pub use validation::ArgumentError;
 
 /// What the `#[tool]` expansion names. Not a public API: it changes without notice.
@@ -71,7 +79,7 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
-    pub use crate::discovery::TOOLS;
+    pub use crate::discovery::{TOOLS, TOOLSETS};
     pub use crate::schema;
 
     /// The answer when a `&T` parameter's extension is not in the context.

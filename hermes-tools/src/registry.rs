@@ -24,8 +24,13 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::{Mutex, RwLock};
 
+use crate::availability::{Availability, Clock};
 use crate::discovery::TOOLS;
+use crate::discovery::TOOLSETS;
+use crate::hooks::Hooks;
+use crate::pipeline::ApprovalGate;
 use crate::tool::{Provenance, Tool, ToolDecl};
+use crate::toolsets::{Catalog, Composite};
 
 /// Why a tool was not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -83,6 +88,8 @@ pub struct Conflict {
 #[derive(Clone, Default, Debug)]
 pub struct Snapshot {
     tools: BTreeMap<Arc<str>, Arc<Tool>>,
+    composites: BTreeMap<String, Composite>,
+    aliases: BTreeMap<String, String>,
     generation: u64,
 }
 
@@ -103,13 +110,54 @@ impl Snapshot {
     pub fn generation(&self) -> u64 {
         self.generation
     }
+    /// The composite toolsets, by name.
+    pub fn composites(&self) -> &BTreeMap<String, Composite> {
+        &self.composites
+    }
+    /// The toolset aliases (bare name to toolset).
+    pub fn aliases(&self) -> &BTreeMap<String, String> {
+        &self.aliases
+    }
+
+    /// Each tool's name and toolset, for [`Catalog`].
+    pub fn tool_toolsets(&self) -> Vec<(&str, &str)> {
+        self.tools
+            .values()
+            .map(|tool| (tool.name(), tool.toolset()))
+            .collect()
+    }
+
+    /// Resolves toolsets over this snapshot: `f` gets the [`Catalog`].
+    pub fn with_catalog<R>(&self, f: impl FnOnce(&Catalog<'_>) -> R) -> R {
+        let tools = self.tool_toolsets();
+        f(&Catalog {
+            tools: &tools,
+            composites: &self.composites,
+            aliases: &self.aliases,
+        })
+    }
 }
 
 /// The tools an agent can call. See the [module docs](self) for the rules.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct ToolRegistry {
     snapshot: RwLock<Arc<Snapshot>>,
     conflicts: Mutex<Vec<Conflict>>,
+    availability: Availability,
+    hooks: Hooks,
+    approval_gate: RwLock<Option<Arc<dyn ApprovalGate>>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let snapshot = self.snapshot();
+        f.debug_struct("ToolRegistry")
+            .field("tools", &snapshot.tools.len())
+            .field("generation", &snapshot.generation)
+            .field("hooks", &self.hooks)
+            .field("approval_gate", &self.approval_gate.read().is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 /// Whether `name` is a valid tool name for every provider: `^[a-zA-Z0-9_-]{1,64}$`.
@@ -126,6 +174,34 @@ impl ToolRegistry {
         Self::default()
     }
 
+    /// An empty registry whose availability cache reads time from `clock` (for tests).
+    pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
+        Self {
+            availability: Availability::new(clock),
+            ..Self::default()
+        }
+    }
+
+    /// The hooks run by [`handle_function_call`](Self::handle_function_call).
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Sets (or with `None` removes) the gate that approves calls needing approval.
+    pub fn set_approval_gate(&self, gate: Option<Arc<dyn ApprovalGate>>) {
+        *self.approval_gate.write() = gate;
+    }
+
+    /// The approval gate, if one is set.
+    pub fn approval_gate(&self) -> Option<Arc<dyn ApprovalGate>> {
+        self.approval_gate.read().clone()
+    }
+
+    /// The cache of check results: probe availability through it.
+    pub fn availability(&self) -> &Availability {
+        &self.availability
+    }
+
     /// The registry of every `#[tool]` linked into this binary, built at first use.
     ///
     /// When two linked crates declare one name, one declaration wins deterministically (one
@@ -133,7 +209,16 @@ impl ToolRegistry {
     /// other is reported in [`conflicts`](Self::conflicts) and as a `tracing` warning.
     pub fn global() -> &'static ToolRegistry {
         static GLOBAL: OnceLock<ToolRegistry> = OnceLock::new();
-        GLOBAL.get_or_init(|| Self::from_decls(&TOOLS))
+        GLOBAL.get_or_init(|| {
+            let registry = Self::from_decls(&TOOLS);
+            for decl in TOOLSETS.iter() {
+                let composite = Composite::new(decl.name, decl.description.trim())
+                    .with_tools(decl.tools.iter().copied())
+                    .with_includes(decl.includes.iter().copied());
+                registry.register_toolset(composite);
+            }
+            registry
+        })
     }
 
     /// A registry of the given static declarations, with duplicates settled as in [`global`](Self::global).
@@ -170,9 +255,10 @@ impl ToolRegistry {
         Self {
             snapshot: RwLock::new(Arc::new(Snapshot {
                 tools,
-                generation: 0,
+                ..Snapshot::default()
             })),
             conflicts: Mutex::new(conflicts),
+            ..Self::default()
         }
     }
 
@@ -219,15 +305,55 @@ impl ToolRegistry {
         Ok(snapshot.tools.insert(name, Arc::new(tool)))
     }
 
-    /// Removes the tool of that name, returning it; the generation changes only if one was removed.
-    pub fn deregister(&self, name: &str) -> Option<Arc<Tool>> {
+    /// Adds (or replaces) a composite toolset; returns the one replaced.
+    ///
+    /// Members are checked when the toolset is resolved, since the tools it names may be
+    /// registered later (by a plugin, an MCP server).
+    pub fn register_toolset(&self, composite: Composite) -> Option<Composite> {
+        self.mutate(|snapshot| {
+            snapshot
+                .composites
+                .insert(composite.name.clone(), composite)
+        })
+    }
+
+    /// Removes a composite toolset.
+    pub fn deregister_toolset(&self, name: &str) -> Option<Composite> {
+        self.mutate_if(|snapshot| snapshot.composites.remove(name))
+    }
+
+    /// Makes `alias` a second name of `toolset` (an MCP server's bare name for `mcp-<server>`).
+    pub fn register_alias(&self, alias: impl Into<String>, toolset: impl Into<String>) {
+        let (alias, toolset) = (alias.into(), toolset.into());
+        self.mutate(|snapshot| snapshot.aliases.insert(alias, toolset));
+    }
+
+    /// Removes an alias.
+    pub fn deregister_alias(&self, alias: &str) -> Option<String> {
+        self.mutate_if(|snapshot| snapshot.aliases.remove(alias))
+    }
+
+    /// Applies `change` to a copy of the snapshot and bumps the generation.
+    fn mutate<R>(&self, change: impl FnOnce(&mut Snapshot) -> R) -> R {
         let mut guard = self.snapshot.write();
-        if !guard.tools.contains_key(name) {
-            return None;
-        }
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
-        snapshot.tools.remove(name)
+        change(snapshot)
+    }
+
+    /// Like [`mutate`](Self::mutate), bumping the generation only when `change` returns `Some`.
+    fn mutate_if<R>(&self, change: impl FnOnce(&mut Snapshot) -> Option<R>) -> Option<R> {
+        let mut guard = self.snapshot.write();
+        let mut next = Snapshot::clone(&guard);
+        let removed = change(&mut next)?;
+        next.generation += 1;
+        *guard = Arc::new(next);
+        Some(removed)
+    }
+
+    /// Removes the tool of that name, returning it; the generation changes only if one was removed.
+    pub fn deregister(&self, name: &str) -> Option<Arc<Tool>> {
+        self.mutate_if(|snapshot| snapshot.tools.remove(name))
     }
 }
 

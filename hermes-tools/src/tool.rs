@@ -43,6 +43,22 @@ impl fmt::Display for Provenance {
     }
 }
 
+/// What a `dynamic_schema` function knows when it is asked for its override.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct SchemaContext<'a> {
+    /// The tools the definitions being computed include (the model sees these and only these),
+    /// so a description may point at another tool exactly when it is present.
+    pub selected: &'a std::collections::BTreeSet<String>,
+}
+
+impl<'a> SchemaContext<'a> {
+    /// A context for definitions that include `selected`.
+    pub fn new(selected: &'a std::collections::BTreeSet<String>) -> Self {
+        Self { selected }
+    }
+}
+
 /// Fields of a tool's definition replaced at run time by its `dynamic_schema` function.
 ///
 /// There is deliberately no `name` field: an override can never rename a tool.
@@ -125,9 +141,13 @@ pub struct ToolDecl {
     /// The largest answer, in characters, before it is cut.
     pub max_result_chars: Option<usize>,
     /// A function returning definition fields to replace at run time.
-    pub dynamic_schema: Option<fn() -> SchemaOverride>,
+    pub dynamic_schema: Option<fn(&SchemaContext<'_>) -> SchemaOverride>,
     /// Whether this tool may replace a tool of the same name in another toolset.
     pub overrides: bool,
+    /// How long it may run, in seconds (the config's default when `None`).
+    pub timeout_secs: Option<u64>,
+    /// Whether every call goes through the approval gate.
+    pub needs_approval: bool,
     /// Builds the JSON Schema of the arguments (called once, then cached).
     pub schema: fn() -> Value,
     /// The generated wrapper.
@@ -171,7 +191,7 @@ impl fmt::Debug for Handler {
 /// A function telling whether a tool can run here.
 pub type CheckFn = Arc<dyn Fn() -> bool + Send + Sync>;
 /// A function returning definition fields to replace at run time.
-pub type DynamicSchemaFn = Arc<dyn Fn() -> SchemaOverride + Send + Sync>;
+pub type DynamicSchemaFn = Arc<dyn Fn(&SchemaContext<'_>) -> SchemaOverride + Send + Sync>;
 
 enum SchemaSource {
     Static(fn() -> Value),
@@ -185,10 +205,14 @@ pub struct Tool {
     description: Arc<str>,
     emoji: Arc<str>,
     check: Option<CheckFn>,
+    /// Identifies the check function, so tools sharing one share its cached result.
+    check_key: Option<usize>,
     requires_env: Vec<String>,
     max_result_chars: Option<usize>,
     dynamic_schema: Option<DynamicSchemaFn>,
     overrides: bool,
+    timeout_secs: Option<u64>,
+    needs_approval: bool,
     schema_source: SchemaSource,
     schema: OnceLock<Arc<schema::ParameterSchema>>,
     handler: Handler,
@@ -208,10 +232,14 @@ impl Tool {
             description: decl.description.into(),
             emoji: decl.emoji.into(),
             check: decl.check.map(|check| Arc::new(check) as CheckFn),
+            // A fn pointer's address identifies the function (at worst, a duplicate probe).
+            check_key: decl.check.map(|check| check as usize),
             requires_env: decl.requires_env.iter().map(|s| (*s).to_owned()).collect(),
             max_result_chars: decl.max_result_chars,
             dynamic_schema: decl.dynamic_schema.map(|f| Arc::new(f) as DynamicSchemaFn),
             overrides: decl.overrides,
+            timeout_secs: decl.timeout_secs,
+            needs_approval: decl.needs_approval,
             schema_source: SchemaSource::Static(decl.schema),
             schema: OnceLock::new(),
             handler,
@@ -247,10 +275,13 @@ impl Tool {
                 description: "".into(),
                 emoji: "⚡".into(),
                 check: None,
+                check_key: None,
                 requires_env: Vec::new(),
                 max_result_chars: None,
                 dynamic_schema: None,
                 overrides: false,
+                timeout_secs: None,
+                needs_approval: false,
                 schema_source: SchemaSource::Value(schema::empty_object()),
                 schema: OnceLock::new(),
                 handler: Handler::Sync(Arc::new(|_, _| {
@@ -281,6 +312,10 @@ impl Tool {
     pub fn check(&self) -> Option<&CheckFn> {
         self.check.as_ref()
     }
+    /// What identifies its check function (tools sharing one share the key).
+    pub fn check_key(&self) -> Option<usize> {
+        self.check_key
+    }
     /// Environment variables it requires.
     pub fn requires_env(&self) -> &[String] {
         &self.requires_env
@@ -296,6 +331,14 @@ impl Tool {
     /// Whether it may replace a tool of another toolset.
     pub fn overrides(&self) -> bool {
         self.overrides
+    }
+    /// How long it may run, in seconds, if declared.
+    pub fn timeout_secs(&self) -> Option<u64> {
+        self.timeout_secs
+    }
+    /// Whether every call goes through the approval gate.
+    pub fn needs_approval(&self) -> bool {
+        self.needs_approval
     }
     /// Its handler.
     pub fn handler(&self) -> &Handler {
@@ -362,8 +405,13 @@ impl ToolBuilder {
         self
     }
     /// A function telling whether the tool can run here.
-    pub fn check(mut self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
-        self.tool.check = Some(Arc::new(check));
+    pub fn check(self, check: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        self.shared_check(Arc::new(check))
+    }
+    /// A check function shared with other tools: it runs once per pass for all of them.
+    pub fn shared_check(mut self, check: CheckFn) -> Self {
+        self.tool.check_key = Some(Arc::as_ptr(&check).cast::<()>() as usize);
+        self.tool.check = Some(check);
         self
     }
     /// Environment variables that must be set.
@@ -379,7 +427,7 @@ impl ToolBuilder {
     /// Definition fields replaced at run time.
     pub fn dynamic_schema(
         mut self,
-        f: impl Fn() -> SchemaOverride + Send + Sync + 'static,
+        f: impl Fn(&SchemaContext<'_>) -> SchemaOverride + Send + Sync + 'static,
     ) -> Self {
         self.tool.dynamic_schema = Some(Arc::new(f));
         self
@@ -387,6 +435,16 @@ impl ToolBuilder {
     /// Allows replacing a tool of the same name in another toolset.
     pub fn overrides(mut self, overrides: bool) -> Self {
         self.tool.overrides = overrides;
+        self
+    }
+    /// How long it may run, in seconds.
+    pub fn timeout_secs(mut self, secs: u64) -> Self {
+        self.tool.timeout_secs = Some(secs);
+        self
+    }
+    /// Sends every call through the approval gate.
+    pub fn needs_approval(mut self, needs: bool) -> Self {
+        self.tool.needs_approval = needs;
         self
     }
     /// Where the tool comes from (a plugin's or MCP server's name).

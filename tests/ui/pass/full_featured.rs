@@ -1,6 +1,6 @@
 //! Every `#[tool]` key and every `#[arg]` key on one async tool, with injected parameters.
 
-use hermes_tools::{SchemaOverride, ToolContext, tool};
+use hermes_tools::{SchemaContext, SchemaOverride, ToolContext, tool};
 
 /// A value the agent provides to the tools it runs.
 pub struct Workspace {
@@ -17,7 +17,7 @@ pub fn search_available() -> bool {
 }
 
 /// Definition fields replaced at run time.
-pub fn search_schema() -> SchemaOverride {
+pub fn search_schema(_: &SchemaContext<'_>) -> SchemaOverride {
     SchemaOverride {
         description: Some("Search the workspace (live index).".into()),
         parameters: None,

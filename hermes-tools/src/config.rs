@@ -1,0 +1,241 @@
+//! Configuration: one TOML file for what an operator tunes, installed process-wide.
+//!
+//! ```
+//! use hermes_tools::config::Config;
+//!
+//! let config = Config::from_toml_str(r#"
+//!     check_ttl_secs = 10
+//!
+//!     [tools.delegate_task]
+//!     max_concurrency = 4
+//! "#).unwrap();
+//! assert_eq!(config.check_ttl_secs, 10);
+//! assert_eq!(config.tool_setting::<u32>("delegate_task", "max_concurrency"), Some(4));
+//!
+//! let err = Config::from_toml_str("chek_ttl_secs = 10").unwrap_err();
+//! assert!(err.to_string().contains("chek_ttl_secs"));
+//! ```
+//!
+//! The installed config ([`install`], read with [`current`]) carries a [`version`] that changes
+//! on every install; cached definitions key on it, so a tool whose description depends on the
+//! config is described anew.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock};
+
+use parking_lot::RwLock;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+/// Default time a check function's result is trusted, in seconds (Hermes: 30).
+pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;
+
+/// Default time a tool may run, in seconds.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
+
+/// Default answer budget of a tool, in characters.
+pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+
+/// Tools only the agent loop may run, by default (as in Hermes).
+pub const DEFAULT_AGENT_LOOP_TOOLS: [&str; 4] =
+    ["todo", "memory", "session_search", "delegate_task"];
+
+/// The whole configuration. Unknown keys are errors, so a typo never passes silently.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// How long a check function's result is trusted, in seconds.
+    pub check_ttl_secs: u64,
+    /// How long a tool may run when neither it nor its settings say, in seconds.
+    pub default_timeout_secs: u64,
+    /// A tool's answer budget when neither it nor its settings say, in characters.
+    pub default_max_result_chars: usize,
+    /// The budget for all answers of one model turn, in characters (none by default).
+    pub turn_result_chars: Option<usize>,
+    /// Where over-size answers are written in full, for the agent to page through.
+    pub spill_dir: Option<PathBuf>,
+    /// Tools that answer an error unless the agent loop itself calls them.
+    pub agent_loop_tools: Vec<String>,
+    /// Tools that go through the approval gate, beside those declared `needs_approval`.
+    pub approval_required: Vec<String>,
+    /// Which plugins load, and what they may do.
+    pub plugins: PluginsConfig,
+    /// Settings per tool, by tool name.
+    pub tools: BTreeMap<String, ToolSettings>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            check_ttl_secs: DEFAULT_CHECK_TTL_SECS,
+            default_timeout_secs: DEFAULT_TIMEOUT_SECS,
+            default_max_result_chars: DEFAULT_MAX_RESULT_CHARS,
+            turn_result_chars: None,
+            spill_dir: None,
+            agent_loop_tools: DEFAULT_AGENT_LOOP_TOOLS.map(String::from).to_vec(),
+            approval_required: Vec::new(),
+            plugins: PluginsConfig::default(),
+            tools: BTreeMap::new(),
+        }
+    }
+}
+
+/// Plugins: opt-in by name, a disabled list that always wins, and override permissions.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PluginsConfig {
+    /// Plugins to load (compiled ones by name; command plugins by directory name).
+    pub enabled: Vec<String>,
+    /// Plugins never to load, even when enabled.
+    pub disabled: Vec<String>,
+    /// Plugins allowed to replace a tool of another toolset (with `overrides`).
+    pub allow_tool_override: Vec<String>,
+    /// The folder holding command plugins (one directory each, with a `plugin.toml`).
+    pub dir: Option<PathBuf>,
+}
+
+impl PluginsConfig {
+    /// Whether the plugin `name` is to be loaded.
+    pub fn is_enabled(&self, name: &str) -> bool {
+        self.enabled.iter().any(|n| n == name) && !self.disabled.iter().any(|n| n == name)
+    }
+}
+
+/// Settings of one tool: the known ones, and any a tool reads for itself.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ToolSettings {
+    /// How long it may run, in seconds (over its declaration).
+    pub timeout_secs: Option<u64>,
+    /// Its answer budget in characters (over its declaration).
+    pub max_result_chars: Option<usize>,
+    /// Its own settings, read with [`Config::tool_setting`].
+    #[serde(flatten)]
+    pub settings: toml::Table,
+}
+
+/// A configuration that could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML or does not match the configuration's keys.
+    #[error("invalid config{}: {message}", location(.path))]
+    Invalid {
+        /// The file, when read from one.
+        path: Option<PathBuf>,
+        /// What is wrong, naming the key (from the TOML parser).
+        message: String,
+    },
+}
+
+fn location(path: &Option<PathBuf>) -> String {
+    path.as_ref()
+        .map(|p| format!(" in {}", p.display()))
+        .unwrap_or_default()
+}
+
+impl Config {
+    /// Parses a configuration from TOML text.
+    pub fn from_toml_str(text: &str) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|err| ConfigError::Invalid {
+            path: None,
+            message: err.to_string().trim_end().to_owned(),
+        })
+    }
+
+    /// Reads a configuration file.
+    pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_toml_str(&text).map_err(|err| match err {
+            ConfigError::Invalid { message, .. } => ConfigError::Invalid {
+                path: Some(path.to_owned()),
+                message,
+            },
+            other => other,
+        })
+    }
+
+    /// The time `tool` may run: its settings, else its declaration, else the default.
+    pub fn timeout(&self, tool: &crate::Tool) -> std::time::Duration {
+        let secs = self
+            .tools
+            .get(tool.name())
+            .and_then(|s| s.timeout_secs)
+            .or(tool.timeout_secs())
+            .unwrap_or(self.default_timeout_secs);
+        std::time::Duration::from_secs(secs)
+    }
+
+    /// The answer budget of `tool`: its settings, else its declaration, else the default.
+    pub fn max_result_chars(&self, tool: &crate::Tool) -> usize {
+        self.tools
+            .get(tool.name())
+            .and_then(|s| s.max_result_chars)
+            .or(tool.max_result_chars())
+            .unwrap_or(self.default_max_result_chars)
+    }
+
+    /// The setting `key` of tool `tool`, if present and of type `T`.
+    pub fn tool_setting<T: DeserializeOwned>(&self, tool: &str, key: &str) -> Option<T> {
+        let value = self.tools.get(tool)?.settings.get(key)?.clone();
+        value.try_into().ok()
+    }
+}
+
+static CURRENT: LazyLock<RwLock<Arc<Config>>> = LazyLock::new(Default::default);
+static VERSION: AtomicU64 = AtomicU64::new(0);
+
+/// The installed configuration (the default one until [`install`] is called).
+pub fn current() -> Arc<Config> {
+    CURRENT.read().clone()
+}
+
+/// A number that changes every time a configuration is installed.
+pub fn version() -> u64 {
+    VERSION.load(Ordering::Acquire)
+}
+
+/// Installs `config` process-wide and returns the new [`version`].
+pub fn install(config: Config) -> u64 {
+    let mut current = CURRENT.write();
+    *current = Arc::new(config);
+    VERSION.fetch_add(1, Ordering::AcqRel) + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_config_names_the_key_and_the_file() {
+        let dir = std::env::temp_dir().join(format!("hermes-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("hermes.toml");
+        std::fs::write(&file, "check_ttl_secs = \"soon\"\n").unwrap();
+        let err = Config::load(&file).unwrap_err().to_string();
+        assert!(err.contains("hermes.toml"), "{err}");
+        assert!(err.contains("check_ttl_secs"), "{err}");
+        let missing = Config::load(dir.join("nope.toml")).unwrap_err().to_string();
+        assert!(missing.starts_with("cannot read config file"), "{missing}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn defaults_apply_to_missing_keys() {
+        let config = Config::from_toml_str("").unwrap();
+        assert_eq!(config, Config::default());
+        assert_eq!(config.tool_setting::<u32>("x", "y"), None);
+    }
+}
