@@ -127,7 +127,7 @@ pub enum ClarifyError {
 /// # Arguments
 /// * `question` - The question itself, and only the question (for example 'Which deployment target?').
 /// * `choices` - The options to pick from, one per element (up to 4). Omit for a free-text question.
-#[tool(toolset = "clarify", emoji = "❓")]
+#[tool(toolset = "clarify", emoji = "❓", read_only)]
 pub fn clarify(
     question: String,
     #[arg(max_items = 4)] choices: Option<Vec<String>>,

@@ -147,7 +147,7 @@ pub struct FileContent {
 /// * `path` - The file to read, relative to the workspace root (or absolute inside it).
 /// * `offset` - The first line to read, counting from 1.
 /// * `limit` - How many lines to read (at most 2000).
-#[tool(toolset = "files", emoji = "📖", max_result_chars = 100_000)]
+#[tool(toolset = "files", emoji = "📖", max_result_chars = 100_000, read_only)]
 pub fn read_file(
     path: String,
     #[arg(default = 1, minimum = 1)] offset: usize,
@@ -444,7 +444,7 @@ pub struct WriteOutcome {
 /// # Arguments
 /// * `path` - The file to write, relative to the workspace root (or absolute inside it).
 /// * `content` - The complete new content of the file.
-#[tool(toolset = "files", emoji = "✍️")]
+#[tool(toolset = "files", emoji = "✍️", destructive)]
 pub fn write_file(
     path: String,
     content: String,

@@ -9,6 +9,9 @@
 //! | `write_file` | files | [`files`] | writes a file, creating its directories |
 //! | `search_files` | files | [`search`] | searches file contents with a regex, honouring `.gitignore` |
 //! | `terminal` | terminal | [`terminal`](mod@terminal) | runs a shell command in the workspace, with a timeout |
+//! | `delegate_task` | delegation | [`delegate`] | runs several tool calls at once through the pipeline |
+//!
+//! Composite toolsets: `coding` includes `files`, `terminal` and `todo`.
 //!
 //! The file tools and `terminal` take a [`Workspace`] from the call's context: file paths are
 //! confined to its root, and commands run in it. A call without one is answered with an error
@@ -38,11 +41,21 @@
 //! ```
 
 pub mod clarify;
+pub mod delegate;
 pub mod files;
+pub mod fortune;
 pub mod search;
 pub mod terminal;
 pub mod todo;
 pub mod workspace;
+
+hermes_tools::toolset! {
+    /// What a coding agent works with: files, a shell and a task list.
+    pub static CODING = "coding" {
+        tools: [],
+        includes: ["files", "terminal", "todo"],
+    }
+}
 
 pub use clarify::AskUser;
 pub use todo::TodoStore;

@@ -89,7 +89,7 @@ pub struct SearchResults {
 /// * `path` - Directory or file to search, relative to the workspace root.
 /// * `file_glob` - Only search files whose names match this glob, such as '*.rs'.
 /// * `limit` - Most matches to return.
-#[tool(toolset = "files", emoji = "🔎")]
+#[tool(toolset = "files", emoji = "🔎", read_only)]
 pub fn search_files(
     pattern: String,
     #[arg(default = ".")] path: String,

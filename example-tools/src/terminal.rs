@@ -133,7 +133,8 @@ fn is_executable(path: &Path) -> bool {
     emoji = "💻",
     check = shell_available,
     max_result_chars = 100_000,
-    dynamic_schema = point_at_file_tools
+    dynamic_schema = point_at_file_tools,
+    destructive
 )]
 pub async fn terminal(
     command: String,

@@ -19,17 +19,18 @@ fn stdout(output: &Output) -> String {
 }
 
 #[test]
-fn list_shows_all_six_tools_with_emoji_toolset_and_availability() {
+fn list_shows_every_tool_with_emoji_toolsets_and_availability() {
     let output = cli(&["list"]);
     assert!(output.status.success());
     let text = stdout(&output);
-    assert!(text.starts_with("6 tools\n"), "{text}");
-    for (emoji, name, toolset) in [
+    assert!(text.starts_with("7 tools\n"), "{text}");
+    for (emoji, name, toolsets) in [
         ("❓", "clarify", "clarify"),
-        ("📋", "todo", "todo"),
-        ("📖", "read_file", "files"),
-        ("🔎", "search_files", "files"),
-        ("💻", "terminal", "terminal"),
+        ("📋", "todo", "coding,todo"),
+        ("📖", "read_file", "coding,files"),
+        ("🔎", "search_files", "coding,files"),
+        ("💻", "terminal", "coding,terminal"),
+        ("🔀", "delegate_task", "delegation"),
     ] {
         let line = text
             .lines()
@@ -37,7 +38,7 @@ fn list_shows_all_six_tools_with_emoji_toolset_and_availability() {
             .unwrap_or_else(|| panic!("{name} listed in {text}"));
         let columns: Vec<_> = line.split_whitespace().collect();
         assert_eq!(columns[0], emoji, "{line}");
-        assert_eq!(columns[2], toolset, "{line}");
+        assert_eq!(columns[2], toolsets, "toolsets including it, in {line}");
         assert_eq!(columns[3], "available", "{line}");
         assert!(line.contains("example_tools::"), "provenance in {line}");
     }

@@ -20,12 +20,16 @@ pub struct ToolAttr {
     pub overrides: bool,
     pub timeout_secs: Option<LitInt>,
     pub needs_approval: bool,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub unlisted: bool,
     pub krate: Option<Path>,
     pub description: Option<LitStr>,
 }
 
 const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
-                         dynamic_schema, overrides, timeout_secs, needs_approval, crate, description";
+                         dynamic_schema, overrides, timeout_secs, needs_approval, read_only, destructive, unlisted, \
+                         crate, description";
 
 impl ToolAttr {
     /// Parses the attribute's arguments, reporting every bad key, not just the first.
@@ -88,6 +92,15 @@ impl ToolAttr {
         } else if path.is_ident("needs_approval") {
             once(self.needs_approval)?;
             self.needs_approval = flag(meta)?;
+        } else if path.is_ident("read_only") {
+            once(self.read_only)?;
+            self.read_only = flag(meta)?;
+        } else if path.is_ident("destructive") {
+            once(self.destructive)?;
+            self.destructive = flag(meta)?;
+        } else if path.is_ident("unlisted") {
+            once(self.unlisted)?;
+            self.unlisted = flag(meta)?;
         } else if path.is_ident("crate") {
             once(self.krate.is_some())?;
             self.krate = Some(meta.value()?.parse()?);

@@ -19,7 +19,8 @@ pub fn lines(attrs: &[Attribute]) -> Vec<String> {
             _ => None,
         })
         .flat_map(|text| {
-            text.lines()
+            // `split`, not `lines`: an empty `///` is a paragraph break and must stay a line.
+            text.split('\n')
                 .map(|line| line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned())
                 .collect::<Vec<_>>()
         })
@@ -27,8 +28,45 @@ pub fn lines(attrs: &[Attribute]) -> Vec<String> {
 }
 
 /// Joins doc lines into one text, trimmed of blank lines at both ends.
+///
+/// Lines of one paragraph are joined with spaces: rustdoc wraps at 100 columns, the model
+/// gains nothing from those breaks, and they cost tokens. Paragraph breaks, list items,
+/// headings, tables and code blocks keep their lines.
 pub fn join(lines: &[String]) -> String {
-    lines.join("\n").trim().to_owned()
+    let mut out = String::new();
+    let mut in_code = false;
+    // A blank line, a heading or a table row ends what came before.
+    let mut previous_ends = true;
+    for line in lines {
+        let trimmed = line.trim();
+        let fence = trimmed.starts_with("```");
+        let keeps_break = in_code
+            || fence
+            || trimmed.is_empty()
+            || previous_ends
+            || line.starts_with("    ")
+            || starts_block(trimmed);
+        if !out.is_empty() {
+            out.push(if keeps_break { '\n' } else { ' ' });
+        }
+        out.push_str(if in_code { line.as_str() } else { trimmed });
+        if fence {
+            in_code = !in_code;
+        }
+        previous_ends = trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with('|');
+    }
+    out.trim().to_owned()
+}
+
+/// Whether a line begins a Markdown block that must start on its own line.
+fn starts_block(line: &str) -> bool {
+    let numbered = line.split_once(". ").is_some_and(|(number, _)| {
+        !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+    });
+    numbered
+        || ["- ", "* ", "+ ", "#", "|", ">"]
+            .iter()
+            .any(|marker| line.starts_with(marker))
 }
 
 /// A function's docs split into the tool description and the `# Arguments` entries.
@@ -94,6 +132,28 @@ mod tests {
 
     fn owned(lines: &[&str]) -> Vec<String> {
         lines.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn paragraphs_are_reflowed_but_blocks_keep_their_lines() {
+        let text = join(&owned(&[
+            "Read a file",
+            "a page at a time.",
+            "",
+            "Modes:",
+            "- fast",
+            "- slow",
+            "```",
+            "let x = 1;",
+            "    indented();",
+            "```",
+            "1. first",
+            "2. second",
+        ]));
+        assert_eq!(
+            text,
+            "Read a file a page at a time.\n\nModes:\n- fast\n- slow\n```\nlet x = 1;\n    indented();\n```\n1. first\n2. second"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Code generation. Everything here was validated by [`crate::model`]; nothing is checked.
 //!
 //! For `#[tool] fn foo(...)` the expansion is, beside the untouched function, one static `FOO_TOOL`
-//! in the `TOOLS` distributed slice, with the function's visibility. Its initializer block holds
+//! in the `TOOLS` distributed slice (unless the tool is `unlisted`: a plugin registers it
+//! itself), with the function's visibility. Its initializer block holds
 //! the argument struct, the schema function and the wrapper, so none of them leak into the
 //! module. (A type named `foo` would be shorter to write but clashes with a module `foo`, the
 //! usual home of a tool `foo`.)
@@ -27,13 +28,20 @@ pub fn expand(tool: &Tool, function: &ItemFn) -> TokenStream {
         "The `#[tool]` declaration of [`{ident}`], as registered in the linked slice of tools."
     );
 
+    // An unlisted tool is not collected at link time: its owner (a plugin) registers it.
+    let collect = (!tool.unlisted).then(|| {
+        quote! {
+            #[#private::linkme::distributed_slice(#private::TOOLS)]
+            #[linkme(crate = #private::linkme)]
+        }
+    });
+
     quote! {
         #function
 
         #[doc = #doc]
         #[allow(non_upper_case_globals)]
-        #[#private::linkme::distributed_slice(#private::TOOLS)]
-        #[linkme(crate = #private::linkme)]
+        #collect
         #vis static #static_ident: #krate::ToolDecl = #decl;
     }
 }
@@ -82,6 +90,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let needs_approval = tool.needs_approval;
+    let (read_only, destructive) = (tool.read_only, tool.destructive);
     let line = quote_spanned!(tool.ident.span()=> ::core::line!());
 
     quote! {{
@@ -105,12 +114,16 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             overrides: #overrides,
             timeout_secs: #timeout_secs,
             needs_approval: #needs_approval,
+            annotations: #krate::Annotations {
+                read_only: #read_only,
+                destructive: #destructive,
+            },
             schema: __hermes_schema,
             handler: #handler,
             provenance: #krate::Provenance {
-                crate_name: ::core::env!("CARGO_CRATE_NAME"),
-                module_path: ::core::module_path!(),
-                file: ::core::file!(),
+                crate_name: ::std::borrow::Cow::Borrowed(::core::env!("CARGO_CRATE_NAME")),
+                module_path: ::std::borrow::Cow::Borrowed(::core::module_path!()),
+                file: ::std::borrow::Cow::Borrowed(::core::file!()),
                 line: #line,
             },
         }

@@ -14,6 +14,7 @@ mod check;
 mod docs;
 mod expand;
 mod model;
+mod plugin;
 
 use proc_macro::TokenStream;
 
@@ -42,4 +43,10 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             quote::quote!(#function #err).into()
         }
     }
+}
+
+/// Declares a plugin's register function. See `hermes_tools::plugins`.
+#[proc_macro_attribute]
+pub fn plugin(args: TokenStream, item: TokenStream) -> TokenStream {
+    plugin::expand(args.into(), item.into()).into()
 }

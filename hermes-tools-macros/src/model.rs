@@ -56,6 +56,9 @@ pub struct Tool {
     pub overrides: bool,
     pub timeout_secs: Option<u64>,
     pub needs_approval: bool,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub unlisted: bool,
     pub is_async: bool,
     pub params: Vec<Param>,
 }
@@ -163,6 +166,12 @@ impl Tool {
                 .ok()
         });
 
+        if attr.read_only && attr.destructive {
+            note(Err(syn::Error::new(
+                Span::call_site(),
+                "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
+            )));
+        }
         let timeout_secs = attr
             .timeout_secs
             .as_ref()
@@ -205,6 +214,9 @@ impl Tool {
             overrides: attr.overrides,
             timeout_secs,
             needs_approval: attr.needs_approval,
+            read_only: attr.read_only,
+            destructive: attr.destructive,
+            unlisted: attr.unlisted,
             is_async: function.sig.asyncness.is_some(),
             params,
         })

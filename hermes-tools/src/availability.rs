@@ -177,6 +177,11 @@ impl Availability {
             .unwrap_or_else(|| Duration::from_secs(crate::config::current().check_ttl_secs))
     }
 
+    /// Now, by this cache's clock.
+    pub fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
     /// Forgets every cached result.
     pub fn invalidate(&self) {
         let mut state = self.state.lock();

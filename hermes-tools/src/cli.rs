@@ -14,18 +14,37 @@
 //!
 //! Subcommands: `list` (every tool with emoji, toolset, availability and provenance),
 //! `definitions [--toolsets a,b]` (the OpenAI tools array), `call NAME JSON` (the answer; the
-//! exit status is 1 when the answer is an error).
+//! exit status is 1 when the answer is an error), `plugins` (every plugin found: status, tools,
+//! hooks and toolsets, and why one failed; the exit status is 1 when one failed).
+//!
+//! `--config PATH` (or the environment variable `HERMES_TOOLS_CONFIG`) reads a config file and
+//! installs it before the command runs; a relative `plugins.dir` in it is relative to the
+//! file. Plugins are then loaded into the registry as the config says, so every command sees
+//! their tools.
 
 use std::io::{self, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::config::{self, Config, ConfigError};
+use crate::definitions::DefinitionsRequest;
+use crate::formats::Format;
+use crate::hooks::HookKind;
+use crate::pipeline::CallOptions;
+use crate::plugins::{PluginManager, PluginStatus};
 use crate::{ToolContext, ToolRegistry};
+
+/// The environment variable naming a config file when `--config` is not given.
+pub const CONFIG_ENV: &str = "HERMES_TOOLS_CONFIG";
 
 #[derive(Parser)]
 #[command(about = "List, describe and call the tools linked into this binary")]
 struct Args {
+    /// A config file (TOML) to install before running; default: $HERMES_TOOLS_CONFIG, if set.
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -34,11 +53,17 @@ struct Args {
 enum Command {
     /// List every tool: emoji, name, toolset, availability (or why not) and where it is declared.
     List,
-    /// Print the OpenAI function definitions of the selected toolsets as JSON.
+    /// Print the definitions of the available tools of the selected toolsets as JSON.
     Definitions {
         /// Comma-separated toolsets to include (default: all).
         #[arg(long, value_delimiter = ',')]
-        toolsets: Option<Vec<String>>,
+        toolsets: Vec<String>,
+        /// Comma-separated toolsets to leave out.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// The provider format: openai, openai-strict, responses, anthropic, gemini, mcp.
+        #[arg(long, default_value = "openai")]
+        format: Format,
     },
     /// List toolsets (basic and composite) and the tools each resolves to.
     Toolsets,
@@ -52,6 +77,8 @@ enum Command {
         #[arg(default_value = "{}")]
         arguments: String,
     },
+    /// List every plugin found: its status, and the tools, hooks and toolsets it added.
+    Plugins,
 }
 
 /// The CLI over a registry (the global one by default) and the context its calls receive.
@@ -123,14 +150,41 @@ impl Cli {
                 };
             }
         };
+        let config_path = args
+            .config
+            .or_else(|| std::env::var_os(CONFIG_ENV).map(PathBuf::from));
+        if let Some(path) = config_path {
+            match load_config(&path) {
+                Ok(config) => {
+                    config::install(config);
+                }
+                Err(err) => {
+                    eprintln!("error: {err}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        let mut plugins = PluginManager::new(self.registry);
+        plugins.load(&config::current().plugins);
         let stdout = io::stdout();
         let mut out = stdout.lock();
         let result = match args.command {
             Command::List => self.list(&mut out),
-            Command::Definitions { toolsets } => self.definitions(&mut out, toolsets.as_deref()),
+            Command::Definitions {
+                toolsets,
+                disable,
+                format,
+            } => {
+                let request = DefinitionsRequest::all()
+                    .enable(toolsets)
+                    .disable(disable)
+                    .format(format);
+                self.definitions(&mut out, &request)
+            }
             Command::Toolsets => self.toolsets(&mut out),
             Command::Lint => self.lint(&mut out),
             Command::Call { name, arguments } => self.call(&mut out, &name, &arguments),
+            Command::Plugins => list_plugins(&mut out, &plugins),
         };
         match result {
             Ok(code) => code,
@@ -194,7 +248,7 @@ impl Cli {
                 conflict.dropped.0
             )?;
         }
-        let present = self.registry.toolsets();
+        let present = snapshot.with_catalog(|catalog| catalog.toolset_names());
         for expected in &self.expected_toolsets {
             if !present.contains(expected) {
                 writeln!(
@@ -258,9 +312,9 @@ impl Cli {
     fn definitions(
         &self,
         out: &mut impl Write,
-        toolsets: Option<&[String]>,
+        request: &DefinitionsRequest,
     ) -> io::Result<ExitCode> {
-        match self.registry.openai_definitions(toolsets) {
+        match self.registry.definitions(request) {
             Ok(definitions) => {
                 serde_json::to_writer_pretty(&mut *out, &definitions)?;
                 writeln!(out)?;
@@ -274,7 +328,14 @@ impl Cli {
     }
 
     fn call(&self, out: &mut impl Write, name: &str, arguments: &str) -> io::Result<ExitCode> {
-        let answer = self.registry.dispatch(name, arguments, &self.context);
+        // The CLI is the agent loop here: it provides what agent-loop tools need (a todo store).
+        let options = CallOptions {
+            from_agent_loop: true,
+            ..CallOptions::default()
+        };
+        let answer =
+            self.registry
+                .handle_function_call_with(name, arguments, &self.context, &options);
         writeln!(out, "{answer}")?;
         Ok(if answer.is_error() {
             ExitCode::FAILURE
@@ -282,6 +343,65 @@ impl Cli {
             ExitCode::SUCCESS
         })
     }
+}
+
+/// Reads a config file; a relative `plugins.dir` is taken relative to the file, not to
+/// wherever the command happens to run.
+fn load_config(path: &Path) -> Result<Config, ConfigError> {
+    let mut config = Config::load(path)?;
+    if let (Some(dir), Some(base)) = (&mut config.plugins.dir, path.parent())
+        && dir.is_relative()
+    {
+        *dir = base.join(&*dir);
+    }
+    Ok(config)
+}
+
+fn list_plugins(out: &mut impl Write, plugins: &PluginManager<'_>) -> io::Result<ExitCode> {
+    let loaded = plugins.plugins().filter(|p| p.is_loaded()).count();
+    let failed = plugins
+        .plugins()
+        .filter(|p| matches!(p.status, PluginStatus::Failed(_)))
+        .count();
+    writeln!(
+        out,
+        "{} plugins: {loaded} loaded, {failed} failed",
+        plugins.plugins().len()
+    )?;
+    for plugin in plugins.plugins() {
+        writeln!(out, "{} ({}): {}", plugin.name, plugin.kind, plugin.status)?;
+        if !plugin.source.is_empty() {
+            writeln!(out, "  source: {}", plugin.source)?;
+        }
+        if !plugin.is_loaded() {
+            continue;
+        }
+        let hooks: Vec<&str> = plugin
+            .hooks
+            .iter()
+            .map(|(_, kind)| hook_kind(*kind))
+            .collect();
+        writeln!(out, "  tools: {}", or_none(&plugin.tools.join(", ")))?;
+        writeln!(out, "  hooks: {}", or_none(&hooks.join(", ")))?;
+        writeln!(out, "  toolsets: {}", or_none(&plugin.toolsets.join(", ")))?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn hook_kind(kind: HookKind) -> &'static str {
+    match kind {
+        HookKind::PreCall => "pre_call",
+        HookKind::PostCall => "post_call",
+        HookKind::Transform => "transform",
+    }
+}
+
+fn or_none(list: &str) -> &str {
+    if list.is_empty() { "none" } else { list }
 }
 
 fn init_tracing() {

@@ -35,8 +35,7 @@ pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;
 /// Default time a tool may run, in seconds.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 
-/// Default answer budget of a tool, in characters.
-pub const DEFAULT_MAX_RESULT_CHARS: usize = 100_000;
+pub use crate::budget::DEFAULT_MAX_RESULT_CHARS;
 
 /// Tools only the agent loop may run, by default (as in Hermes).
 pub const DEFAULT_AGENT_LOOP_TOOLS: [&str; 4] =
@@ -64,6 +63,42 @@ pub struct Config {
     pub plugins: PluginsConfig,
     /// Settings per tool, by tool name.
     pub tools: BTreeMap<String, ToolSettings>,
+    /// MCP servers whose tools become toolsets `mcp-<name>`, by server name.
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// One MCP server started over stdio (see the `mcp` module, feature `mcp`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The program to start.
+    pub command: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// Environment variables set for it (beside a filtered inherited environment).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Only these tools (by the server's names) are registered, when given.
+    #[serde(default)]
+    pub include: Vec<String>,
+    /// These tools (by the server's names) are never registered.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// How long starting and initialising the server may take, in seconds.
+    #[serde(default = "default_mcp_connect_timeout")]
+    pub connect_timeout_secs: u64,
+    /// How long one tool call may take, in seconds.
+    #[serde(default = "default_mcp_call_timeout")]
+    pub call_timeout_secs: u64,
+}
+
+fn default_mcp_connect_timeout() -> u64 {
+    30
+}
+
+fn default_mcp_call_timeout() -> u64 {
+    120
 }
 
 impl Default for Config {
@@ -78,6 +113,7 @@ impl Default for Config {
             approval_required: Vec::new(),
             plugins: PluginsConfig::default(),
             tools: BTreeMap::new(),
+            mcp_servers: BTreeMap::new(),
         }
     }
 }

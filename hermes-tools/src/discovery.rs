@@ -74,9 +74,9 @@ macro_rules! toolset {
             tools: &[$($tool),*],
             includes: &[$($include),*],
             provenance: $crate::Provenance {
-                crate_name: ::core::env!("CARGO_CRATE_NAME"),
-                module_path: ::core::module_path!(),
-                file: ::core::file!(),
+                crate_name: ::std::borrow::Cow::Borrowed(::core::env!("CARGO_CRATE_NAME")),
+                module_path: ::std::borrow::Cow::Borrowed(::core::module_path!()),
+                file: ::std::borrow::Cow::Borrowed(::core::file!()),
                 line: ::core::line!(),
             },
         };

@@ -123,7 +123,8 @@ fn with_arguments<R>(
     raw: &str,
     mut invoke: impl FnMut(Arguments<'_>) -> Result<R, ArgumentsRejected>,
 ) -> Result<R, ToolAnswer> {
-    let schema = tool.parameter_schema();
+    let active = tool.active_parameter_schema();
+    let schema = active.as_deref().unwrap_or_else(|| tool.parameter_schema());
     if !schema.needs_validation
         && let Ok(done) = invoke(Arguments::Raw(raw))
     {

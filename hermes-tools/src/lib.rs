@@ -33,7 +33,6 @@
 pub mod answer;
 pub mod availability;
 pub mod bridge;
-#[path = "budget_pending.rs"]
 pub mod budget;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -43,9 +42,13 @@ pub mod context;
 pub mod definitions;
 pub mod discovery;
 pub mod dispatch;
+pub mod formats;
 pub mod hooks;
 pub mod lint;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod pipeline;
+pub mod plugins;
 pub mod registry;
 pub mod sanitize;
 pub mod schema;
@@ -55,15 +58,19 @@ pub mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
 pub use context::ToolContext;
-pub use definitions::UnknownToolset;
 pub use discovery::{TOOLS, TOOLSETS, ToolsetDecl};
+/// Declares a plugin's register function, loaded only when the operator enables the plugin.
+///
+/// See the [`plugins`] module.
+pub use hermes_tools_macros::plugin;
 /// Declares a plain function as an LLM tool.
 ///
 /// See the [crate documentation](crate) for a tour and the README for every key.
 pub use hermes_tools_macros::tool;
+pub use plugins::{PluginContext, PluginManager};
 pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
 pub use tool::{
-    Arguments, ArgumentsRejected, Handler, Provenance, SchemaContext, SchemaOverride,
+    Annotations, Arguments, ArgumentsRejected, Handler, Provenance, SchemaContext, SchemaOverride,
     StaticHandler, Tool, ToolBuilder, ToolDecl,
 };
 pub use toolsets::{Catalog, Composite, Selection, SelectionError};
@@ -80,6 +87,7 @@ pub mod __private {
 
     pub use crate::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
     pub use crate::discovery::{TOOLS, TOOLSETS};
+    pub use crate::plugins::PLUGINS;
     pub use crate::schema;
 
     /// The answer when a `&T` parameter's extension is not in the context.

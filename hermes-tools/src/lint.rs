@@ -567,7 +567,7 @@ impl crate::ToolRegistry {
                 toolset: tool.toolset(),
                 description: tool.description(),
                 parameters: tool.parameters(),
-                location: format!("{}:{}", tool.provenance().file, tool.provenance().line),
+                location: tool.provenance().location(),
             })
             .collect();
         lint(&tools)

@@ -263,8 +263,9 @@ fn fit_budget(
         Some(turn) => turn.fit(name, answer.as_str(), max_chars, spill.as_ref()),
         None => crate::budget::fit(name, answer.as_str(), max_chars, spill.as_ref()),
     };
-    match fitted.cut {
-        None => answer,
-        Some(_) => answer.with_text(fitted.text),
+    if fitted.cut.is_none() {
+        return answer;
     }
+    let text = fitted.into_string();
+    answer.with_text(text)
 }

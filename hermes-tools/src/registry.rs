@@ -25,6 +25,7 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::{Mutex, RwLock};
 
 use crate::availability::{Availability, Clock};
+use crate::definitions::DefinitionsCache;
 use crate::discovery::TOOLS;
 use crate::discovery::TOOLSETS;
 use crate::hooks::Hooks;
@@ -145,6 +146,7 @@ pub struct ToolRegistry {
     conflicts: Mutex<Vec<Conflict>>,
     availability: Availability,
     hooks: Hooks,
+    definitions_cache: DefinitionsCache,
     approval_gate: RwLock<Option<Arc<dyn ApprovalGate>>>,
 }
 
@@ -195,6 +197,16 @@ impl ToolRegistry {
     /// The approval gate, if one is set.
     pub fn approval_gate(&self) -> Option<Arc<dyn ApprovalGate>> {
         self.approval_gate.read().clone()
+    }
+
+    pub(crate) fn definitions_cache(&self) -> &DefinitionsCache {
+        &self.definitions_cache
+    }
+
+    /// How many definitions lists are cached (bounded by
+    /// [`CACHE_CAPACITY`](crate::definitions::CACHE_CAPACITY)).
+    pub fn cached_definitions(&self) -> usize {
+        self.definitions_cache.len()
     }
 
     /// The cache of check results: probe availability through it.
@@ -285,7 +297,9 @@ impl ToolRegistry {
     /// Adds `tool`, following the rules in the [module docs](self).
     ///
     /// Returns the tool it replaced, if any.
-    pub fn register(&self, tool: Tool) -> Result<Option<Arc<Tool>>, RegisterError> {
+    /// It takes a [`Tool`] or an `Arc<Tool>`, so a tool taken out can be put back as it was.
+    pub fn register(&self, tool: impl Into<Arc<Tool>>) -> Result<Option<Arc<Tool>>, RegisterError> {
+        let tool: Arc<Tool> = tool.into();
         if !is_valid_tool_name(tool.name()) {
             return Err(RegisterError::InvalidName {
                 name: tool.name().to_owned(),
@@ -302,7 +316,18 @@ impl ToolRegistry {
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
         let name: Arc<str> = Arc::from(tool.name());
-        Ok(snapshot.tools.insert(name, Arc::new(tool)))
+        Ok(snapshot.tools.insert(name, tool))
+    }
+
+    /// Removes `tool` if it is still the one registered under its name (not a replacement
+    /// registered since); returns whether it removed it. Owners (plugins, MCP clients) use this
+    /// to take back exactly what they added, atomically.
+    pub fn deregister_exact(&self, tool: &Arc<Tool>) -> bool {
+        self.mutate_if(|snapshot| {
+            let current = snapshot.tools.get(tool.name())?;
+            Arc::ptr_eq(current, tool).then(|| snapshot.tools.remove(tool.name()))?
+        })
+        .is_some()
     }
 
     /// Adds (or replaces) a composite toolset; returns the one replaced.

@@ -1,6 +1,7 @@
 //! What a tool is: its static declaration ([`ToolDecl`], written by `#[tool]`) and the runtime
 //! entry the registry holds ([`Tool`], also buildable at run time for plugins and MCP).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -13,27 +14,40 @@ use crate::context::ToolContext;
 use crate::schema;
 
 /// Where a tool was declared: shown by `list` and used to order duplicate declarations.
+///
+/// Static for `#[tool]` declarations; owned for tools built at run time (a plugin's, an MCP
+/// server's), whose origin is only known then.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Provenance {
-    /// The declaring crate, as `CARGO_CRATE_NAME` spells it.
-    pub crate_name: &'static str,
-    /// The declaring module's path.
-    pub module_path: &'static str,
-    /// The source file.
-    pub file: &'static str,
-    /// The line of the declaration.
+    /// The declaring crate, as `CARGO_CRATE_NAME` spells it (or the run-time origin).
+    pub crate_name: Cow<'static, str>,
+    /// The declaring module's path (or the run-time origin).
+    pub module_path: Cow<'static, str>,
+    /// The source file (or a description of the origin, such as a manifest path).
+    pub file: Cow<'static, str>,
+    /// The line of the declaration (0 at run time).
     pub line: u32,
 }
 
 impl Provenance {
-    /// The provenance of a tool built at run time by `origin` (a plugin or an MCP server).
-    pub fn runtime(origin: &'static str) -> Self {
+    /// The provenance of a tool built at run time by `origin` (a plugin or an MCP server),
+    /// declared in `file` (a manifest, a command line).
+    pub fn runtime(
+        origin: impl Into<Cow<'static, str>>,
+        file: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        let origin = origin.into();
         Self {
-            crate_name: origin,
+            crate_name: origin.clone(),
             module_path: origin,
-            file: "<runtime>",
+            file: file.into(),
             line: 0,
         }
+    }
+
+    /// The declaration site as `file:line`.
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.file, self.line)
     }
 }
 
@@ -41,6 +55,17 @@ impl fmt::Display for Provenance {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
     }
+}
+
+/// What a tool does to its environment, as MCP's tool annotations say it: hints for clients
+/// that show or gate tools, not guarantees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Annotations {
+    /// The tool does not change its environment (`#[tool(read_only)]`).
+    pub read_only: bool,
+    /// The tool may change its environment destructively, e.g. overwrite or delete
+    /// (`#[tool(destructive)]`).
+    pub destructive: bool,
 }
 
 /// What a `dynamic_schema` function knows when it is asked for its override.
@@ -148,6 +173,8 @@ pub struct ToolDecl {
     pub timeout_secs: Option<u64>,
     /// Whether every call goes through the approval gate.
     pub needs_approval: bool,
+    /// What the tool does to its environment, for clients that show or gate it (MCP annotations).
+    pub annotations: Annotations,
     /// Builds the JSON Schema of the arguments (called once, then cached).
     pub schema: fn() -> Value,
     /// The generated wrapper.
@@ -213,8 +240,11 @@ pub struct Tool {
     overrides: bool,
     timeout_secs: Option<u64>,
     needs_approval: bool,
+    annotations: Annotations,
     schema_source: SchemaSource,
     schema: OnceLock<Arc<schema::ParameterSchema>>,
+    /// The parameters a dynamic override last showed the model, when they differ.
+    effective: parking_lot::Mutex<Option<Arc<schema::ParameterSchema>>>,
     handler: Handler,
     provenance: Provenance,
 }
@@ -240,8 +270,10 @@ impl Tool {
             overrides: decl.overrides,
             timeout_secs: decl.timeout_secs,
             needs_approval: decl.needs_approval,
+            annotations: decl.annotations,
             schema_source: SchemaSource::Static(decl.schema),
             schema: OnceLock::new(),
+            effective: parking_lot::Mutex::new(None),
             handler,
             provenance: decl.provenance.clone(),
         }
@@ -282,12 +314,14 @@ impl Tool {
                 overrides: false,
                 timeout_secs: None,
                 needs_approval: false,
+                annotations: Annotations::default(),
                 schema_source: SchemaSource::Value(schema::empty_object()),
                 schema: OnceLock::new(),
+                effective: parking_lot::Mutex::new(None),
                 handler: Handler::Sync(Arc::new(|_, _| {
                     Ok(ToolAnswer::error("this tool has no handler"))
                 })),
-                provenance: Provenance::runtime("runtime"),
+                provenance: Provenance::runtime("runtime", "<runtime>"),
             },
         }
     }
@@ -340,6 +374,10 @@ impl Tool {
     pub fn needs_approval(&self) -> bool {
         self.needs_approval
     }
+    /// What it does to its environment.
+    pub fn annotations(&self) -> Annotations {
+        self.annotations
+    }
     /// Its handler.
     pub fn handler(&self) -> &Handler {
         &self.handler
@@ -356,6 +394,23 @@ impl Tool {
     /// The JSON Schema of its parameters, built once on first use.
     pub fn parameters(&self) -> &Value {
         &self.parameter_schema().value
+    }
+
+    /// Records the parameters a dynamic override showed the model (`None`: the static ones).
+    pub(crate) fn set_effective_parameters(&self, parameters: Option<Value>) {
+        *self.effective.lock() = parameters
+            .map(|value| Arc::new(schema::ParameterSchema::new(value, self.always_validate())));
+    }
+
+    /// The schema arguments are repaired and validated against: what the model last saw.
+    pub(crate) fn active_parameter_schema(&self) -> Option<Arc<schema::ParameterSchema>> {
+        // Only a tool with a dynamic schema can have shown the model other parameters.
+        self.dynamic_schema.as_ref()?;
+        self.effective.lock().clone()
+    }
+
+    fn always_validate(&self) -> bool {
+        matches!(self.schema_source, SchemaSource::Value(_))
     }
 
     pub(crate) fn parameter_schema(&self) -> &schema::ParameterSchema {
@@ -445,6 +500,11 @@ impl ToolBuilder {
     /// Sends every call through the approval gate.
     pub fn needs_approval(mut self, needs: bool) -> Self {
         self.tool.needs_approval = needs;
+        self
+    }
+    /// What the tool does to its environment.
+    pub fn annotations(mut self, annotations: Annotations) -> Self {
+        self.tool.annotations = annotations;
         self
     }
     /// Where the tool comes from (a plugin's or MCP server's name).

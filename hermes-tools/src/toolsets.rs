@@ -36,9 +36,11 @@
 //! [`Catalog::resolve`] follows `includes` with a visited set shared by the whole walk, so a
 //! diamond is resolved once and a cycle stops: when `a` includes `b` and `b` includes `a`,
 //! both resolve to the union of their members. The result is a [`BTreeSet`], hence
-//! deterministic. A composite naming a tool or include that does not exist is a declaration
-//! bug, reported loudly as [`SelectionError::UnknownMember`] whenever that composite is
-//! resolved; [`Catalog::validate`] reports every such bug at once, for CI.
+//! deterministic. A composite member (tool or include) that is not present resolves to
+//! nothing: basic toolsets exist through their tools, which come and go at run time (an MCP
+//! server restarting), and one absent member must not take a whole selection down. A member
+//! that never exists is a declaration bug: [`Catalog::validate`] reports every such one as
+//! [`SelectionError::UnknownMember`], for the `toolsets` command and CI.
 //!
 //! # Example
 //!
@@ -355,20 +357,27 @@ impl<'a> Catalog<'a> {
         composite: &'n Composite,
         tools: &mut BTreeSet<String>,
     ) -> Result<Vec<&'n str>, SelectionError> {
-        let unknown_member = |member: &str| SelectionError::UnknownMember {
-            toolset: name.to_owned(),
-            member: member.to_owned(),
+        // A member that is not there resolves to nothing: the tools of a basic toolset come
+        // and go at run time (an MCP server restarting), and one absent member must not take
+        // the whole selection down. `validate` (the `toolsets` command, CI) reports it.
+        let absent = |member: &str| {
+            tracing::debug!(
+                toolset = name,
+                member,
+                "composite member not present; skipped"
+            );
         };
         for tool in &composite.tools {
-            if !self.has_tool(tool) {
-                return Err(unknown_member(tool));
+            if self.has_tool(tool) {
+                tools.insert(tool.clone());
+            } else {
+                absent(tool);
             }
-            tools.insert(tool.clone());
         }
         let mut included = Vec::new();
         for include in &composite.includes {
             match self.target(include) {
-                None => return Err(unknown_member(include)),
+                None => absent(include),
                 Some(Target::All) => self.collect(Target::All, tools)?,
                 Some(Target::Toolset(toolset)) => included.push(toolset),
             }
@@ -588,7 +597,7 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_member_tool_or_include_is_loud() {
+    fn an_absent_member_resolves_to_nothing_and_validate_reports_it() {
         let fixture = Fixture::new([
             Composite::new("bad_tool", "Typo.").with_tools(["web_serch"]),
             Composite::new("bad_include", "Typo.").with_includes(["fils"]),
@@ -599,21 +608,12 @@ mod tests {
             toolset: toolset.into(),
             member: member.into(),
         };
-        assert_eq!(
-            catalog.resolve("bad_tool"),
-            Err(member("bad_tool", "web_serch"))
-        );
-        assert_eq!(
-            catalog.resolve("bad_include"),
-            Err(member("bad_include", "fils"))
-        );
-        assert_eq!(
-            catalog.resolve("outer"),
-            Err(member("bad_tool", "web_serch"))
-        );
+        assert_eq!(catalog.resolve("bad_tool"), Ok(set(&[])));
+        assert_eq!(catalog.resolve("bad_include"), Ok(set(&[])));
+        assert_eq!(catalog.resolve("outer"), Ok(set(&[])));
         assert_eq!(
             catalog.select(&selection(&["web"], &["outer"])),
-            Err(member("bad_tool", "web_serch"))
+            Ok(set(&["web_extract", "web_search"]))
         );
         assert_eq!(
             catalog.validate(),
@@ -810,11 +810,14 @@ mod tests {
     }
 
     #[test]
-    fn including_skips_broken_composites() {
+    fn including_counts_composites_with_an_absent_member() {
         let fixture = Fixture::new([
             Composite::new("broken", "B.").with_tools(["todo", "missing"]),
             Composite::new("fine", "F.").with_tools(["todo"]),
         ]);
-        assert_eq!(fixture.catalog().including("todo"), ["fine", "todo"]);
+        assert_eq!(
+            fixture.catalog().including("todo"),
+            ["broken", "fine", "todo"]
+        );
     }
 }

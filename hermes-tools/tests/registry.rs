@@ -215,3 +215,43 @@ fn concurrent_dispatch_while_registering_and_deregistering_finishes() {
     assert_eq!(registry.snapshot().names().collect::<Vec<_>>(), ["stable"]);
     assert_eq!(registry.generation(), 1 + 2 * 2 * 300);
 }
+
+/// A tool only a plugin registers.
+#[tool(toolset = "plugin_only", unlisted)]
+fn unlisted_tool() -> &'static str {
+    "registered by hand"
+}
+
+#[test]
+fn an_unlisted_tool_is_not_collected_but_can_be_registered() {
+    assert!(ToolRegistry::global().get("unlisted_tool").is_none());
+    assert!(
+        hermes_tools::TOOLS
+            .iter()
+            .all(|decl| decl.name != "unlisted_tool")
+    );
+    let registry = ToolRegistry::new();
+    registry
+        .register(Tool::from_decl(&UNLISTED_TOOL_TOOL))
+        .unwrap();
+    let answer = registry.dispatch("unlisted_tool", "{}", &ToolContext::new());
+    assert_eq!(answer.to_value(), json!({"result": "registered by hand"}));
+    let _ = unlisted_tool();
+}
+
+#[test]
+fn deregister_exact_takes_back_only_what_it_added() {
+    let registry = ToolRegistry::new();
+    let mine = Arc::new(tool("shared_name", "mcp-a"));
+    registry.register(Arc::clone(&mine)).unwrap();
+    let theirs = Arc::new(tool("shared_name", "mcp-b"));
+    registry.register(Arc::clone(&theirs)).unwrap();
+    let before = registry.generation();
+    assert!(
+        !registry.deregister_exact(&mine),
+        "replaced since: not mine to remove"
+    );
+    assert_eq!(registry.generation(), before);
+    assert!(registry.deregister_exact(&theirs));
+    assert!(registry.get("shared_name").is_none());
+}

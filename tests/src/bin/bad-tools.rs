@@ -1,0 +1,48 @@
+//! A CLI over tools that break each lint rule, so that `lint` has something to fail on.
+
+use hermes_tools::tool;
+
+/// Search.
+#[tool(toolset = "bad")]
+fn short_summary(
+    /// What to look for.
+    query: String,
+) -> String {
+    query
+}
+
+/// Fetch a web page and return its text, converted from HTML to Markdown for reading.
+#[tool(toolset = "bad")]
+fn undocumented_parameter(url: String) -> String {
+    url
+}
+
+/// Summarise a file after reading it with the `read_text` tool of the other toolset.
+#[tool(toolset = "bad")]
+fn cross_reference(
+    /// The file to summarise.
+    path: String,
+) -> String {
+    path
+}
+
+/// The most powerful, seamless, blazing fast, world-class tool.
+#[tool(toolset = "bad")]
+fn marketing_only() {}
+
+/// TODO: describe this tool before release.
+#[tool(toolset = "bad")]
+fn placeholder() {}
+
+/// Read a text file and return its lines, numbered from one.
+#[tool(toolset = "other")]
+fn read_text(
+    /// The file to read.
+    path: String,
+) -> String {
+    path
+}
+
+fn main() -> std::process::ExitCode {
+    hermes_tools::cli::Cli::new().run()
+}

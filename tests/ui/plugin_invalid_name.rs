@@ -1,0 +1,9 @@
+use hermes_tools::{PluginContext, plugin};
+
+/// A plugin with a name no config could enable.
+#[plugin(name = "has space")]
+pub fn register(ctx: &mut PluginContext<'_>) {
+    let _ = ctx;
+}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use hermes_tools::plugin;
+
+/// A plugin whose register function takes nothing.
+#[plugin(name = "empty")]
+pub fn register() {}
+
+fn main() {}
