@@ -23,14 +23,15 @@ pub fn tool_name(name: &str, span: Span) -> syn::Result<()> {
     }
 }
 
-/// Toolset names follow the tool-name rule, so they can be used in the same places.
-pub fn toolset(toolset: &LitStr) -> syn::Result<()> {
-    let value = toolset.value();
-    tool_name(&value, toolset.span()).map_err(|_| {
+/// Toolset and plugin names follow the tool-name rule, so they can be used in the same
+/// places (config lists, aliases, hook owners). `kind` names what is checked in the error.
+pub fn name_of(kind: &str, lit: &LitStr) -> syn::Result<()> {
+    let value = lit.value();
+    tool_name(&value, lit.span()).map_err(|_| {
         syn::Error::new(
-            toolset.span(),
+            lit.span(),
             format!(
-                "invalid toolset {value:?}: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
+                "invalid {kind} {value:?}: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
             ),
         )
     })

@@ -128,7 +128,7 @@ impl Tool {
 
         let toolset = match &attr.toolset {
             Some(toolset) => {
-                note(check::toolset(toolset));
+                note(check::name_of("toolset", toolset));
                 toolset.value()
             }
             None => {

@@ -15,7 +15,7 @@ use syn::parse::Parser;
 use syn::{ItemFn, LitStr, Path};
 
 use crate::attr::combine;
-use crate::docs;
+use crate::{check, docs};
 
 /// The keys of `#[plugin(...)]`, as written.
 #[derive(Default)]
@@ -42,7 +42,7 @@ impl PluginAttr {
             let result = if meta.path.is_ident("name") {
                 once(attr.name.is_some()).and_then(|()| {
                     let name: LitStr = meta.value()?.parse()?;
-                    check_name(&name)?;
+                    check::name_of("plugin name", &name)?;
                     attr.name = Some(name);
                     Ok(())
                 })
@@ -69,26 +69,6 @@ impl PluginAttr {
         })
         .parse2(tokens)?;
         errors.map_or(Ok(attr), Err)
-    }
-}
-
-/// Plugin names follow the tool-name rule: they are written in config lists and hook owners.
-fn check_name(name: &LitStr) -> syn::Result<()> {
-    let value = name.value();
-    let valid = (1..=64).contains(&value.len())
-        && value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    if valid {
-        Ok(())
-    } else {
-        Err(syn::Error::new(
-            name.span(),
-            format!(
-                "invalid plugin name {value:?}: use 1 to 64 characters from a-z, A-Z, 0-9, \
-                 '_' and '-'"
-            ),
-        ))
     }
 }
 

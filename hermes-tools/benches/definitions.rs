@@ -9,20 +9,9 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use hermes_tools::definitions::DefinitionsRequest;
 use hermes_tools::formats::Format;
-use hermes_tools::{Selection, ToolRegistry, config, tool};
+use hermes_tools::{Selection, ToolRegistry, config};
 
 mod common;
-
-/// Add two integers.
-#[tool(toolset = "bench")]
-fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
 
 hermes_tools::toolset! {
     /// The filler tools.
@@ -97,7 +86,7 @@ fn resolution(c: &mut Criterion) {
         })
     });
     group.finish();
-    let _ = (&LAYER_ONE, &LAYER_TWO, &EVERYTHING, add(1, 2));
+    let _ = (&LAYER_ONE, &LAYER_TWO, &EVERYTHING, common::add(1, 2));
 }
 
 criterion_group!(benches, definitions, resolution);

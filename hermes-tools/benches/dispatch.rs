@@ -6,21 +6,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hermes_tools::{Arguments, StaticHandler, ToolContext, ToolRegistry, tool};
+use hermes_tools::{Arguments, StaticHandler, ToolContext, ToolRegistry};
 use serde::Deserialize;
 
 mod common;
 
-/// Add two integers.
-#[tool(toolset = "bench")]
-fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
+use common::{ADD_TOOL, add};
 
 #[derive(Deserialize)]
 struct AddArgs {

@@ -11,16 +11,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use hermes_tools::hooks::Directive;
 use hermes_tools::{Tool, ToolContext, ToolRegistry, tool};
 
-/// Add two integers.
-#[tool(toolset = "bench")]
-fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
+mod common;
+
+use common::ADD_TOOL;
 
 /// Add two integers, asynchronously.
 #[tool(toolset = "bench")]

@@ -1,3 +1,14 @@
 //! Cross-crate tests of hermes-tools: trybuild UI cases (`tests/ui.rs`), the linking rule
 //! (`tests/linking_*.rs`) and end-to-end checks. The library itself is empty on purpose: a test
 //! binary must decide for itself whether it links `example_tools`.
+
+/// The tools `example_tools` declares with `#[tool]`, by name.
+pub const EXAMPLE_TOOLS: [&str; 7] = [
+    "clarify",
+    "todo",
+    "read_file",
+    "write_file",
+    "search_files",
+    "terminal",
+    "delegate_task",
+];

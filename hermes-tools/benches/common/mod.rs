@@ -3,6 +3,17 @@
 
 use hermes_tools::tool;
 
+/// Add two integers: the two-argument tool every bench calls.
+#[tool(toolset = "bench")]
+pub fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
 macro_rules! filler_tools {
     ($($name:ident),*) => {$(
         /// A tool that exists so the registry has a realistic size.

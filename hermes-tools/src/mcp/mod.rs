@@ -2,3 +2,5 @@
 //!
 //! - [`client`]: the tools of MCP servers listed in the config become toolsets `mcp-<server>`;
 //! - [`server`]: the registry served over MCP, on stdio or Streamable HTTP.
+
+pub mod client;
