@@ -136,53 +136,54 @@ impl FromStr for Format {
 
 /// The definition of one tool in `format`: what goes in the provider's list of tools.
 ///
-/// `parameters` is transformed as [`parameters_for`] does. For Gemini, a tool whose parameters
-/// declare no property gets no `parameters` key: Gemini has rejected
-/// `"properties": {}` ("should be non-empty for OBJECT type"), and its `FunctionDeclaration`
-/// documents the key as optional for functions without parameters.
+/// `parameters` is transformed as [`parameters_for`] does. A tool without parameters publishes
+/// `{"type":"object","properties":{}}` in every format, Gemini included (which documents the key
+/// as optional and has at times refused an empty `properties`: one shape everywhere wins here).
 pub fn definition(format: Format, name: &str, description: &str, parameters: &Value) -> Value {
+    // Built by moving values into maps: `json!` would serialize the schema into a second copy.
     let parameters = parameters_for(format, parameters);
+    let text = |value: &str| Value::String(value.to_owned());
+    let function = |strict: Option<bool>, parameters: Value| {
+        let mut function = Map::with_capacity(4);
+        function.insert("name".into(), text(name));
+        function.insert("description".into(), text(description));
+        function.insert("parameters".into(), parameters);
+        if let Some(strict) = strict {
+            function.insert("strict".into(), Value::Bool(strict));
+        }
+        function
+    };
+    let tagged = |mut body: Map<String, Value>| {
+        let mut tool = Map::with_capacity(body.len() + 1);
+        tool.insert("type".into(), text("function"));
+        tool.append(&mut body);
+        Value::Object(tool)
+    };
+    let named = |key: &str, parameters: Value| {
+        let mut tool = Map::with_capacity(3);
+        tool.insert("name".into(), text(name));
+        tool.insert("description".into(), text(description));
+        tool.insert(key.into(), parameters);
+        Value::Object(tool)
+    };
     match format {
-        Format::OpenAi => json!({
-            "type": "function",
-            "function": {"name": name, "description": description, "parameters": parameters},
-        }),
-        Format::OpenAiStrict => json!({
-            "type": "function",
-            "function": {
-                "name": name,
-                "description": description,
-                "parameters": parameters,
-                "strict": true,
-            },
-        }),
+        Format::OpenAi => tagged(Map::from_iter([(
+            "function".to_owned(),
+            Value::Object(function(None, parameters)),
+        )])),
+        Format::OpenAiStrict => tagged(Map::from_iter([(
+            "function".to_owned(),
+            Value::Object(function(Some(true), parameters)),
+        )])),
         // `strict` is explicit: the Responses API otherwise tries to make the schema strict
         // itself, and falls back silently when it cannot.
-        Format::Responses => json!({
-            "type": "function",
-            "name": name,
-            "description": description,
-            "parameters": parameters,
-            "strict": false,
-        }),
-        Format::Anthropic => json!({
-            "name": name,
-            "description": description,
-            "input_schema": parameters,
-        }),
+        Format::Responses => tagged(function(Some(false), parameters)),
+        Format::Anthropic => named("input_schema", parameters),
         // Gemini documents `parameters` as optional and has refused an empty `properties`,
         // but every format publishes the same empty object schema for a tool without
         // parameters, so that one declaration reads the same everywhere.
-        Format::Gemini => json!({
-            "name": name,
-            "description": description,
-            "parameters": parameters,
-        }),
-        Format::Mcp => json!({
-            "name": name,
-            "description": description,
-            "inputSchema": parameters,
-        }),
+        Format::Gemini => named("parameters", parameters),
+        Format::Mcp => named("inputSchema", parameters),
     }
 }
 
