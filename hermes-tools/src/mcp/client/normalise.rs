@@ -12,10 +12,12 @@
 //! - draft-07 tuple `items: [..]` becomes `prefixItems`, with `additionalItems` as `items`;
 //!   `dependencies` splits into `dependentRequired` and `dependentSchemas`; draft-04 boolean
 //!   `exclusiveMinimum`/`exclusiveMaximum` become the numbers they qualify;
-//! - a node with `properties` or `required` but no `type` gets `"type": "object"`, and the
-//!   root is always an object schema with `properties` (`{"type":"object","properties":{}}`
-//!   when the server sent nothing);
-//! - `required` keeps only names of real properties, each once.
+//! - a node with `properties` but no `type` gets `"type": "object"`, and the root is always
+//!   an object schema with `properties` (`{"type":"object","properties":{}}` when the server
+//!   sent nothing);
+//! - in an object schema with `properties` (and at the root), `required` keeps only names of
+//!   real properties, each once. A bare `{"required": [..]}` (in `anyOf`, say) constrains the
+//!   enclosing object and is kept as is.
 //!
 //! The result is then [`check`]ed: every subschema is a schema, every keyword has the type
 //! Draft 2020-12 gives it, and every local `$ref` resolves. A schema that still fails cannot be
@@ -134,9 +136,9 @@ pub fn normalise(schema: Option<&Map<String, Value>>) -> Result<Value, String> {
     }
     if !object.contains_key("properties") {
         object.insert("properties".into(), Value::Object(Map::new()));
-        // `required` is pruned against the properties, which only now exist.
-        prune_required(object);
     }
+    // At the root, a name that is no property can only be a mistake: providers reject it.
+    prune_required(object);
     check(&root)?;
     Ok(root)
 }
@@ -169,12 +171,16 @@ fn repair(schema: &mut Value) -> Result<(), String> {
             }
         }
     }
-    let object_like = object.contains_key("properties") || object.contains_key("required");
-    if object_like && matches!(object.get("type"), None | Some(Value::Null)) {
-        object.insert("type".into(), "object".into());
-    }
-    if object.get("type").is_some_and(|kind| kind == "object") {
-        prune_required(object);
+    // Only a node with its own `properties` is an object schema for sure: `{"required": ["a"]}`
+    // alone is a constraint on the enclosing object (in `anyOf`, `dependentSchemas`...), whose
+    // properties it names, so it gets no type and keeps its `required`.
+    if object.contains_key("properties") {
+        if matches!(object.get("type"), None | Some(Value::Null)) {
+            object.insert("type".into(), "object".into());
+        }
+        if object.get("type").is_some_and(|kind| kind == "object") {
+            prune_required(object);
+        }
     }
     Ok(())
 }
@@ -226,7 +232,10 @@ fn upgrade_draft7(object: &mut Map<String, Value>) {
         let (required, schemas): (Map<_, _>, Map<_, _>) = dependencies
             .into_iter()
             .partition(|(_, dependency)| dependency.is_array());
-        for (keyword, map) in [("dependentRequired", required), ("dependentSchemas", schemas)] {
+        for (keyword, map) in [
+            ("dependentRequired", required),
+            ("dependentSchemas", schemas),
+        ] {
             if !map.is_empty() {
                 object.insert(keyword.into(), Value::Object(map));
             }
@@ -320,7 +329,12 @@ fn check_node(root: &Value, schema: &Value, at: &str) -> Result<(), String> {
     let object = match schema {
         Value::Bool(_) => return Ok(()),
         Value::Object(object) => object,
-        _ => return Err(format!("{}: a schema must be an object or a boolean", here(at))),
+        _ => {
+            return Err(format!(
+                "{}: a schema must be an object or a boolean",
+                here(at)
+            ));
+        }
     };
     for (key, value) in object {
         let path = format!("{at}/{}", escape(key));
@@ -360,44 +374,35 @@ fn check_node(root: &Value, schema: &Value, at: &str) -> Result<(), String> {
                 return fault("a string");
             }
         } else {
-            match key {
-                "type" => check_type(value).or_else(|what| fault(what))?,
-                "required" => {
-                    if !unique_strings(value) {
-                        return fault("an array of distinct strings");
-                    }
-                }
-                "dependentRequired" => {
-                    let ok = value
+            let expected = match key {
+                "type" => check_type(value).err(),
+                "required" if !unique_strings(value) => Some("an array of distinct strings"),
+                "dependentRequired"
+                    if !value
                         .as_object()
-                        .is_some_and(|map| map.values().all(unique_strings));
-                    if !ok {
-                        return fault("an object of arrays of distinct strings");
-                    }
+                        .is_some_and(|map| map.values().all(unique_strings)) =>
+                {
+                    Some("an object of arrays of distinct strings")
                 }
-                "enum" | "examples" => {
-                    if !value.is_array() {
-                        return fault("an array");
-                    }
+                "enum" | "examples" if !value.is_array() => Some("an array"),
+                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" if !value.is_boolean() => {
+                    Some("a boolean")
                 }
-                "uniqueItems" | "readOnly" | "writeOnly" | "deprecated" => {
-                    if !value.is_boolean() {
-                        return fault("a boolean");
-                    }
-                }
-                "$ref" => {
-                    let Some(reference) = value.as_str() else {
-                        return fault("a string");
-                    };
-                    if resolve(root, reference).is_none() {
+                "$ref" => match value.as_str() {
+                    None => Some("a string"),
+                    Some(reference) if resolve(root, reference).is_none() => {
                         return Err(format!(
                             "{}: `$ref` {reference:?} does not resolve inside the schema",
                             here(at)
                         ));
                     }
-                }
+                    Some(_) => None,
+                },
                 // Anything else (`default`, `const`, vendor keywords) constrains nothing here.
-                _ => {}
+                _ => None,
+            };
+            if let Some(expected) = expected {
+                return fault(expected);
             }
         }
     }
@@ -408,7 +413,9 @@ fn check_type(value: &Value) -> Result<(), &'static str> {
     let known = |kind: &Value| kind.as_str().is_some_and(|kind| TYPES.contains(&kind));
     match value {
         Value::String(_) if known(value) => Ok(()),
-        Value::Array(kinds) if !kinds.is_empty() && kinds.iter().all(known) && unique_strings(value) => {
+        Value::Array(kinds)
+            if !kinds.is_empty() && kinds.iter().all(known) && unique_strings(value) =>
+        {
             Ok(())
         }
         _ => Err("a type name or a non-empty array of distinct type names"),
@@ -510,7 +517,10 @@ mod tests {
             fixed["properties"]["deep"]["$ref"],
             "#/$defs/Box/$defs/Inner"
         );
-        assert_eq!(fixed["$defs"]["Box"]["$defs"]["Inner"], json!({"type": "string"}));
+        assert_eq!(
+            fixed["$defs"]["Box"]["$defs"]["Inner"],
+            json!({"type": "string"})
+        );
         assert!(fixed.get("definitions").is_none());
     }
 
@@ -549,6 +559,16 @@ mod tests {
     }
 
     #[test]
+    fn bare_required_constraints_are_kept() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}, "b": {"type": "string"}},
+            "anyOf": [{"required": ["a"]}, {"required": ["b"]}]
+        });
+        assert_eq!(fix(schema.clone()), Ok(schema));
+    }
+
+    #[test]
     fn required_keeps_real_properties_once() {
         let schema = json!({
             "type": "object",
@@ -582,9 +602,15 @@ mod tests {
             props["pair"],
             json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false})
         );
-        assert_eq!(props["list"], json!({"type": "array", "items": {"type": "string"}}));
+        assert_eq!(
+            props["list"],
+            json!({"type": "array", "items": {"type": "string"}})
+        );
         assert_eq!(props["card"]["dependentRequired"], json!({"n": ["cvv"]}));
-        assert_eq!(props["card"]["dependentSchemas"], json!({"cvv": {"required": ["n"]}}));
+        assert_eq!(
+            props["card"]["dependentSchemas"],
+            json!({"cvv": {"required": ["n"]}})
+        );
         assert_eq!(
             props["ratio"],
             json!({"type": "number", "exclusiveMinimum": 0, "maximum": 1})
@@ -604,15 +630,39 @@ mod tests {
     #[test]
     fn unfixable_schemas_are_refused_with_the_place_at_fault() {
         let cases = [
-            (json!({"properties": {"a": 5}}), "at /properties/a: a schema must be"),
-            (json!({"properties": {"a": {"type": "text"}}}), "`type` must be"),
-            (json!({"properties": {"a": {"minLength": -1}}}), "`minLength` must be"),
-            (json!({"properties": {"a": {"anyOf": []}}}), "`anyOf` must be"),
-            (json!({"properties": {"a": {"$ref": "#/$defs/Nope"}}}), "does not resolve"),
-            (json!({"properties": {"a": {"$ref": "https://example.com/s.json"}}}), "does not resolve"),
-            (json!({"properties": {"a": {"enum": "x"}}}), "`enum` must be"),
-            (json!({"properties": {"a/b": {"multipleOf": 0}}}), "at /properties/a~1b:"),
-            (json!({"properties": []}), "`properties` must be"),
+            (
+                json!({"properties": {"a": 5}}),
+                "at /properties/a: a schema must be",
+            ),
+            (
+                json!({"properties": {"a": {"type": "text"}}}),
+                "`type` must be",
+            ),
+            (
+                json!({"properties": {"a": {"minLength": -1}}}),
+                "`minLength` must be",
+            ),
+            (
+                json!({"properties": {"a": {"anyOf": []}}}),
+                "`anyOf` must be",
+            ),
+            (
+                json!({"properties": {"a": {"$ref": "#/$defs/Nope"}}}),
+                "does not resolve",
+            ),
+            (
+                json!({"properties": {"a": {"$ref": "https://example.com/s.json"}}}),
+                "does not resolve",
+            ),
+            (
+                json!({"properties": {"a": {"enum": "x"}}}),
+                "`enum` must be",
+            ),
+            (
+                json!({"properties": {"a/b": {"multipleOf": 0}}}),
+                "at /properties/a~1b:",
+            ),
+            (json!({"properties": []}), "no `properties` object"),
         ];
         for (schema, expected) in cases {
             let err = fix(schema.clone()).unwrap_err();

@@ -1,0 +1,149 @@
+//! `example-tools serve`: the real binary as an MCP server, driven by the official Python SDK
+//! (PyPI `mcp`, pinned in `.ci/requirements.txt`) through `tests/interop/python_client.py`.
+//!
+//! The Python tests need `HERMES_PYTHON`, which `bash .ci/test` sets after installing the
+//! pinned packages; without it they fail and say so.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+/// The workspace root, where the server runs (its file tools are confined there).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .expect("the workspace root exists")
+}
+
+fn python() -> PathBuf {
+    let Some(python) = std::env::var_os("HERMES_PYTHON") else {
+        panic!(
+            "HERMES_PYTHON is not set: this test drives the server with the official Python MCP \
+             SDK. Run `bash .ci/test`, which installs the pinned .ci/requirements.txt into a \
+             virtualenv under target/ and sets HERMES_PYTHON to its python."
+        );
+    };
+    let python = PathBuf::from(python);
+    assert!(
+        python.exists(),
+        "HERMES_PYTHON={} does not exist; run `bash .ci/test` to install it",
+        python.display()
+    );
+    python
+}
+
+/// Waits for `child` at most `limit`, killing it past that.
+fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Reads `stream` to its end on another thread, so that a full pipe never blocks the child.
+fn drain(stream: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut stream) = stream {
+            let _ = stream.read_to_string(&mut text);
+        }
+        text
+    })
+}
+
+/// Runs one scenario of the Python client against `example-tools serve`; returns its stdout.
+fn python_scenario(scenario: &str) -> String {
+    let root = root();
+    let mut child = Command::new(python())
+        .arg(root.join("tests/interop/python_client.py"))
+        .arg(scenario)
+        .arg(&root)
+        .arg(env!("CARGO_BIN_EXE_example-tools"))
+        .arg("serve")
+        .current_dir(&root)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the Python client starts");
+    let (stdout, stderr) = (drain(child.stdout.take()), drain(child.stderr.take()));
+    let status = wait(&mut child, Duration::from_secs(60));
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    match status {
+        Some(status) if status.success() => stdout,
+        Some(status) => panic!("{scenario} failed ({status}):\n{stdout}\n{stderr}"),
+        None => panic!("{scenario} did not finish within 60 s:\n{stdout}\n{stderr}"),
+    }
+}
+
+#[test]
+fn python_client_session_lists_reads_and_sees_errors_over_stdio() {
+    let out = python_scenario("stdio-session");
+    assert!(
+        out.contains("ok: initialized, protocol 2025-11-25, server hermes-tools"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok: read_file README.md -> '1|# hermes-tools'"),
+        "{out}"
+    );
+    assert!(out.contains("ok: a failing call is isError"), "{out}");
+}
+
+#[test]
+fn python_client_that_probes_server_discover_first_connects_over_stdio() {
+    let out = python_scenario("stdio-auto");
+    assert!(out.contains("ok: connected after server/discover"), "{out}");
+    assert!(out.contains("ok: a failing call is isError"), "{out}");
+}
+
+#[test]
+fn serve_http_refuses_a_non_loopback_address() {
+    let output = Command::new(env!("CARGO_BIN_EXE_example-tools"))
+        .args(["serve", "--http", "0.0.0.0:8080"])
+        .current_dir(root())
+        .output()
+        .expect("the example-tools binary runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing to serve MCP on 0.0.0.0:8080"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("loopback"), "{stderr}");
+}
+
+#[test]
+fn serve_http_prints_the_bound_endpoint() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_example-tools"))
+        .args(["serve", "--http", "127.0.0.1:0"])
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example-tools binary runs");
+    let mut stderr = child.stderr.take().expect("piped");
+    let mut seen = Vec::new();
+    let mut byte = [0u8; 1];
+    // Reads the first line only: the server keeps running until killed.
+    while stderr.read(&mut byte).map(|n| n == 1).unwrap_or(false) && byte[0] != b'\n' {
+        seen.push(byte[0]);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let line = String::from_utf8_lossy(&seen);
+    let url = line
+        .strip_prefix("listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("unexpected first line: {line:?}"));
+    let port = url.strip_suffix("/mcp").expect("the endpoint is /mcp");
+    assert!(port.parse::<u16>().is_ok_and(|port| port > 0), "{line}");
+}

@@ -1,0 +1,567 @@
+//! The tools of MCP servers, as toolsets of the registry.
+//!
+//! Every server of [`Config::mcp_servers`] is started over stdio (see [`McpClients::start`]),
+//! and each of its tools is registered as `mcp__<server>__<tool>` ([`naming`]) in toolset
+//! `mcp-<server>`, which the bare server name also names. The tools are ordinary registry
+//! tools: they appear in `definitions`, go through the call pipeline, and their arguments are
+//! validated against the server's input schema, repaired into a Draft 2020-12 object schema
+//! first ([`normalise`]). A server that dies has its tools removed and is started again with
+//! exponential backoff; a server that keeps failing calls is paused by a [`breaker`].
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use hermes_tools::config::Config;
+//! use hermes_tools::mcp::client::McpClients;
+//! use hermes_tools::{Selection, ToolContext, ToolRegistry};
+//!
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let config = Config::from_toml_str(r#"
+//!     [mcp_servers.time]
+//!     command = "python"
+//!     args = ["-m", "mcp_server_time"]
+//! "#)?;
+//! let registry = Arc::new(ToolRegistry::new());
+//! let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+//! for status in clients.report() {
+//!     println!("{}: {}", status.name, status.state);
+//! }
+//! let answer = registry
+//!     .handle_function_call_async("mcp__time__get_current_time", r#"{"timezone":"UTC"}"#, &ToolContext::new())
+//!     .await;
+//! println!("{answer}");
+//! clients.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! # What is done better than Hermes
+//!
+//! - A server whose toolset the [`Selection`] disables is never started (Hermes started it,
+//!   and its process ran with whatever it does at start-up).
+//! - A schema that cannot be repaired skips its tool, with the reason in the report, instead of
+//!   sending providers a schema they reject with the whole request.
+//! - Two tool names that sanitise alike, a name over 64 characters, a tool that would replace
+//!   a built-in one: each is settled the same way every run and reported.
+//! - Only a server that does not answer counts for the breaker; a tool's own error does not.
+//! - A failed start says why, with the end of the server's stderr.
+
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::runtime::Handle;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+use crate::availability::{Clock, SystemClock};
+use crate::config::Config;
+use crate::registry::ToolRegistry;
+use crate::toolsets::{Composite, Selection};
+
+mod answer;
+pub mod breaker;
+pub mod naming;
+pub mod normalise;
+mod server;
+mod supervisor;
+
+use server::Server;
+pub use supervisor::Backoff;
+
+/// How long [`McpClients::shutdown`] waits for servers to close before killing them.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The registry the servers' tools go into: the global one, or one shared with an `Arc`.
+#[derive(Clone, Debug)]
+pub enum RegistryRef {
+    /// A registry that lives for the whole program, such as [`ToolRegistry::global`].
+    Static(&'static ToolRegistry),
+    /// A registry shared by reference counting (tests, embedding).
+    Shared(Arc<ToolRegistry>),
+}
+
+impl Deref for RegistryRef {
+    type Target = ToolRegistry;
+
+    fn deref(&self) -> &ToolRegistry {
+        match self {
+            RegistryRef::Static(registry) => registry,
+            RegistryRef::Shared(registry) => registry,
+        }
+    }
+}
+
+impl From<&'static ToolRegistry> for RegistryRef {
+    fn from(registry: &'static ToolRegistry) -> Self {
+        RegistryRef::Static(registry)
+    }
+}
+
+impl From<Arc<ToolRegistry>> for RegistryRef {
+    fn from(registry: Arc<ToolRegistry>) -> Self {
+        RegistryRef::Shared(registry)
+    }
+}
+
+/// What can be tuned beyond the config file: the pace of reconnection, the breaker, the clock.
+#[derive(Clone, Debug)]
+pub struct McpOptions {
+    /// The wait between reconnection attempts (default: 1 s doubling to 60 s).
+    pub backoff: Backoff,
+    /// Consecutive failed calls that open a server's breaker (default 3).
+    pub breaker_threshold: u32,
+    /// How long an open breaker refuses calls (default 60 s).
+    pub breaker_cooldown: Duration,
+    /// The clock the breaker reads (a [`ManualClock`](crate::availability::ManualClock) in tests).
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            backoff: Backoff::default(),
+            breaker_threshold: 3,
+            breaker_cooldown: Duration::from_secs(60),
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+/// Where one configured server stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerStatus {
+    /// The server's name (its key in the config).
+    pub name: String,
+    /// Its toolset, `mcp-<name>`.
+    pub toolset: String,
+    /// Its command line (without its environment, which may hold secrets).
+    pub command: String,
+    /// Its state.
+    pub state: ServerState,
+    /// Tools of its listing that were not registered, and why (from the latest listing).
+    pub rejected_tools: Vec<RejectedTool>,
+    /// How many `notifications/tools/list_changed` it sent that led to a new listing.
+    pub refreshes: u64,
+}
+
+impl fmt::Display for ServerStatus {
+    /// `name (toolset): state`, then one line per rejected tool (as `list` shows it).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.name, self.toolset, self.state)?;
+        for rejected in &self.rejected_tools {
+            write!(
+                f,
+                "\n  tool {:?} not registered: {}",
+                rejected.name, rejected.reason
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The state of one configured server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerState {
+    /// Being started for the first time.
+    Starting,
+    /// Connected; its tools (registry names, sorted) are registered.
+    Running {
+        /// The registry names of its tools.
+        tools: Vec<String>,
+    },
+    /// It ran, the connection was lost, and it is being started again; it has no tools now.
+    Reconnecting {
+        /// Reconnection attempts so far.
+        attempt: u32,
+        /// Why the connection or the last attempt failed.
+        last_error: String,
+    },
+    /// Its first start failed; it is not retried (its command or config needs fixing).
+    Failed {
+        /// Why, credentials redacted.
+        reason: String,
+    },
+    /// Not started, on purpose.
+    Skipped {
+        /// Why (its toolset is disabled, or not enabled).
+        reason: String,
+    },
+}
+
+impl fmt::Display for ServerState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServerState::Starting => f.write_str("starting"),
+            ServerState::Running { tools } => write!(f, "running, {} tools", tools.len()),
+            ServerState::Reconnecting {
+                attempt,
+                last_error,
+            } => write!(f, "reconnecting (attempt {attempt}): {last_error}"),
+            ServerState::Failed { reason } => write!(f, "failed: {reason}"),
+            ServerState::Skipped { reason } => write!(f, "not started: {reason}"),
+        }
+    }
+}
+
+/// A tool of a server's listing that was not registered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RejectedTool {
+    /// The tool's name as the server spells it.
+    pub name: String,
+    /// Why it was not registered.
+    pub reason: String,
+}
+
+/// The running MCP servers of a config. Dropping it stops them and removes their tools;
+/// [`shutdown`](Self::shutdown) does the same and waits for the processes to close.
+pub struct McpClients {
+    registry: RegistryRef,
+    servers: Vec<Arc<Server>>,
+    tasks: Vec<JoinHandle<()>>,
+    stop: watch::Sender<bool>,
+}
+
+impl fmt::Debug for McpClients {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpClients")
+            .field("servers", &self.report())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClients {
+    /// Starts the servers of `config` that `selection` leaves on, on the current tokio runtime,
+    /// and returns once each has registered its tools or failed (in parallel, each within its
+    /// `connect_timeout_secs`).
+    ///
+    /// The servers' tools make their calls on this runtime whoever calls them. On a
+    /// current-thread runtime, call them from that runtime with the async entry points
+    /// ([`ToolRegistry::handle_function_call_async`]): a synchronous call made on its only
+    /// thread blocks the very runtime the call needs, and ends in the pipeline's timeout.
+    ///
+    /// Every configured server gets its toolset `mcp-<name>` and alias `<name>`, started or
+    /// not, so selections naming it stay valid while it is down or skipped. A server is
+    /// skipped when the selection disables its toolset or alias (directly, through a
+    /// composite, or with `all`, unless `enabled` names it), or when `enabled` is not empty
+    /// and reaches it neither directly, through a composite, nor with `all`.
+    ///
+    /// The runtime must outlive the clients; [`McpSession`] owns one for synchronous programs.
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime.
+    pub async fn start(
+        registry: impl Into<RegistryRef>,
+        config: &Config,
+        selection: &Selection,
+    ) -> Self {
+        Self::start_with(registry, config, selection, McpOptions::default()).await
+    }
+
+    /// [`start`](Self::start) with options other than the defaults.
+    pub async fn start_with(
+        registry: impl Into<RegistryRef>,
+        config: &Config,
+        selection: &Selection,
+        options: McpOptions,
+    ) -> Self {
+        let registry = registry.into();
+        let runtime = Handle::current();
+        let (stop, _) = watch::channel(false);
+        let composites = registry.snapshot().composites().clone();
+        let mut servers = Vec::new();
+        let mut tasks = Vec::new();
+        let mut first_attempts = Vec::new();
+        for (name, server_config) in &config.mcp_servers {
+            let new = |state| {
+                Arc::new(Server::new(
+                    name,
+                    server_config,
+                    &options,
+                    runtime.clone(),
+                    state,
+                ))
+            };
+            if !naming::is_valid_server_name(name) {
+                let reason = format!(
+                    "invalid server name {name:?}: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
+                );
+                tracing::warn!(server = %name, %reason, "MCP server not started");
+                servers.push(new(ServerState::Failed { reason }));
+                continue;
+            }
+            let toolset = naming::toolset_name(name);
+            registry.register_toolset(Composite::new(
+                toolset.as_str(),
+                format!("Tools of the MCP server {name:?}."),
+            ));
+            registry.register_alias(name.as_str(), toolset.as_str());
+            if let Some(reason) = skip_reason(name, &toolset, selection, &composites) {
+                tracing::info!(server = %name, %reason, "MCP server not started");
+                servers.push(new(ServerState::Skipped { reason }));
+                continue;
+            }
+            let server = new(ServerState::Starting);
+            let (settled, first_attempt) = oneshot::channel();
+            tasks.push(runtime.spawn(supervisor::supervise(
+                Arc::clone(&server),
+                registry.clone(),
+                options.backoff,
+                stop.subscribe(),
+                settled,
+            )));
+            first_attempts.push(first_attempt);
+            servers.push(server);
+        }
+        // The supervisors run in parallel; this only waits for the slowest first attempt.
+        for first_attempt in first_attempts {
+            let _ = first_attempt.await;
+        }
+        Self {
+            registry,
+            servers,
+            tasks,
+            stop,
+        }
+    }
+
+    /// Where each configured server stands, in name order.
+    pub fn report(&self) -> Vec<ServerStatus> {
+        self.servers.iter().map(|server| server.status()).collect()
+    }
+
+    /// The status of server `name`, if it is configured.
+    pub fn status(&self, name: &str) -> Option<ServerStatus> {
+        self.servers
+            .iter()
+            .find(|server| server.name == name)
+            .map(|server| server.status())
+    }
+
+    /// Stops every server, waiting (a few seconds at most) for their processes to close, and
+    /// removes their tools, toolsets and aliases.
+    pub async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        let tasks = std::mem::take(&mut self.tasks);
+        let aborts: Vec<_> = tasks.iter().map(JoinHandle::abort_handle).collect();
+        let all = futures_util::future::join_all(tasks);
+        if tokio::time::timeout(SHUTDOWN_TIMEOUT, all).await.is_err() {
+            // Dropping a connection kills its process.
+            aborts.iter().for_each(tokio::task::AbortHandle::abort);
+        }
+        // `Drop` removes what is left in the registry.
+    }
+}
+
+impl Drop for McpClients {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        for server in &self.servers {
+            server.deregister_all(&self.registry);
+            if self
+                .registry
+                .snapshot()
+                .composites()
+                .contains_key(&server.toolset)
+            {
+                self.registry.deregister_toolset(&server.toolset);
+            }
+            if self.registry.snapshot().aliases().get(&server.name) == Some(&server.toolset) {
+                self.registry.deregister_alias(&server.name);
+            }
+        }
+    }
+}
+
+/// Why server `server` (toolset `toolset`) is not to be started under `selection`, if it is not.
+fn skip_reason(
+    server: &str,
+    toolset: &str,
+    selection: &Selection,
+    composites: &std::collections::BTreeMap<String, Composite>,
+) -> Option<String> {
+    let names_it = |name: &String| name == server || name == toolset;
+    let reaches = |name: &String| {
+        is_all(name) || names_it(name) || composite_reaches(composites, name, server, toolset)
+    };
+    if let Some(name) = selection.disabled.iter().find(|name| names_it(name)) {
+        return Some(format!("toolset {name:?} is disabled"));
+    }
+    // An explicit enable outranks disabling a bundle (the rule of `toolsets`).
+    if selection.enabled.iter().any(names_it) {
+        return None;
+    }
+    if let Some(name) = selection.disabled.iter().find(|name| reaches(name)) {
+        return Some(format!("toolset {name:?}, which includes it, is disabled"));
+    }
+    if !selection.enabled.is_empty() && !selection.enabled.iter().any(reaches) {
+        return Some("its toolset is not among the enabled toolsets".into());
+    }
+    None
+}
+
+fn is_all(name: &str) -> bool {
+    name == "all" || name == "*"
+}
+
+/// Whether composite `start` includes, at any depth, `all`, the server's alias or its toolset.
+fn composite_reaches(
+    composites: &std::collections::BTreeMap<String, Composite>,
+    start: &str,
+    server: &str,
+    toolset: &str,
+) -> bool {
+    let mut pending = vec![start];
+    let mut visited = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if !visited.insert(name) {
+            continue;
+        }
+        let Some(composite) = composites.get(name) else {
+            continue;
+        };
+        for include in &composite.includes {
+            if is_all(include) || include == server || include == toolset {
+                return true;
+            }
+            pending.push(include);
+        }
+    }
+    false
+}
+
+/// MCP clients with a runtime of their own, for synchronous programs such as the CLI.
+///
+/// The runtime (one worker thread) keeps the connections alive while the program runs
+/// synchronous code, including [`ToolRegistry::dispatch`]: the servers' tools run their calls
+/// on it whatever thread calls them. Dropping the session stops the servers.
+pub struct McpSession {
+    clients: Option<McpClients>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl fmt::Debug for McpSession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpSession")
+            .field("clients", &self.clients)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpSession {
+    /// Builds the runtime and [starts](McpClients::start) the servers on it.
+    ///
+    /// Fails only when the runtime cannot be built (the OS refused a thread).
+    pub fn start(
+        registry: impl Into<RegistryRef>,
+        config: &Config,
+        selection: &Selection,
+    ) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("hermes-mcp")
+            .enable_all()
+            .build()?;
+        let registry = registry.into();
+        let start = || runtime.block_on(McpClients::start(registry, config, selection));
+        // `block_on` panics on a runtime's thread; a helper thread has none.
+        let clients = if Handle::try_current().is_ok() {
+            std::thread::scope(|scope| {
+                scope
+                    .spawn(start)
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        } else {
+            start()
+        };
+        Ok(Self {
+            clients: Some(clients),
+            runtime: Some(runtime),
+        })
+    }
+
+    /// Where each configured server stands, in name order.
+    pub fn report(&self) -> Vec<ServerStatus> {
+        self.clients
+            .as_ref()
+            .map(McpClients::report)
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for McpSession {
+    fn drop(&mut self) {
+        let (Some(clients), Some(runtime)) = (self.clients.take(), self.runtime.take()) else {
+            return;
+        };
+        if Handle::try_current().is_ok() {
+            // Blocking inside a runtime would panic: drop, which still kills the processes.
+            drop(clients);
+            runtime.shutdown_background();
+        } else {
+            runtime.block_on(clients.shutdown());
+            runtime.shutdown_timeout(Duration::from_secs(1));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn selection(enabled: &[&str], disabled: &[&str]) -> Selection {
+        let owned = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect();
+        Selection {
+            enabled: owned(enabled),
+            disabled: owned(disabled),
+        }
+    }
+
+    fn skipped(enabled: &[&str], disabled: &[&str]) -> bool {
+        let composites = BTreeMap::from([
+            (
+                "clock".to_owned(),
+                Composite::new("clock", "C.").with_includes(["time"]),
+            ),
+            (
+                "outer".to_owned(),
+                Composite::new("outer", "O.").with_includes(["clock"]),
+            ),
+            (
+                "web".to_owned(),
+                Composite::new("web", "W.").with_includes(["search"]),
+            ),
+        ]);
+        skip_reason(
+            "time",
+            "mcp-time",
+            &selection(enabled, disabled),
+            &composites,
+        )
+        .is_some()
+    }
+
+    #[test]
+    fn started_unless_the_selection_turns_it_off() {
+        assert!(!skipped(&[], &[]));
+        assert!(!skipped(&["all"], &[]));
+        assert!(!skipped(&["time"], &[]));
+        assert!(!skipped(&["mcp-time"], &["all"]));
+        assert!(!skipped(&["outer"], &[]));
+        assert!(!skipped(&[], &["web"]));
+    }
+
+    #[test]
+    fn skipped_when_disabled_directly_through_a_composite_or_not_enabled() {
+        assert!(skipped(&[], &["time"]));
+        assert!(skipped(&[], &["mcp-time"]));
+        assert!(skipped(&["all"], &["time"]));
+        assert!(skipped(&[], &["outer"]));
+        assert!(skipped(&[], &["*"]));
+        assert!(skipped(&["web"], &[]));
+    }
+}

@@ -1,0 +1,494 @@
+//! One configured server as the client holds it: its connection, its tools in the registry,
+//! its calls, and what it reports.
+//!
+//! The supervisor (see [`super::supervisor`]) owns the connection's lifecycle and tells this
+//! state what happened; the tool handlers read the current connection from it. A handler holds
+//! only a [`Weak`] reference, so a registry that outlives the client keeps no server alive.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Weak};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use parking_lot::{Mutex, RwLock};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{Peer, RoleClient, ServiceError};
+use serde_json::{Map, Value};
+use tokio::runtime::Handle;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use super::breaker::CircuitBreaker;
+use super::naming;
+use super::normalise::normalise;
+use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
+use crate::answer::ToolAnswer;
+use crate::config::McpServerConfig;
+use crate::registry::ToolRegistry;
+use crate::tool::{Provenance, Tool};
+
+/// Time the pipeline's own timeout leaves over the MCP call timeout, so the call timeout (which
+/// cancels the request on the server and counts for the breaker) is the one that fires.
+const PIPELINE_GRACE_SECS: u64 = 5;
+
+/// A configured server.
+pub(crate) struct Server {
+    pub(crate) name: String,
+    pub(crate) toolset: String,
+    pub(crate) config: McpServerConfig,
+    /// The command line, for provenance and messages (never the environment: it holds secrets).
+    pub(crate) command_line: String,
+    pub(crate) breaker: CircuitBreaker,
+    /// The runtime the connection lives on; calls run there whatever runtime the caller is on.
+    pub(crate) runtime: Handle,
+    /// Woken by `notifications/tools/list_changed`.
+    pub(crate) refresh: Notify,
+    peer: RwLock<Option<Peer<RoleClient>>>,
+    report: Mutex<Report>,
+}
+
+/// What the server's status reports, and what it has in the registry.
+struct Report {
+    state: ServerState,
+    rejected: Vec<RejectedTool>,
+    refreshes: u64,
+    /// Registered tools by registry name, with what they were registered from.
+    registered: BTreeMap<String, Planned>,
+}
+
+/// A tool of the listing, ready to register.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Planned {
+    pub(crate) local: String,
+    pub(crate) remote: String,
+    pub(crate) description: String,
+    pub(crate) schema: Value,
+}
+
+impl Server {
+    pub(crate) fn new(
+        name: &str,
+        config: &McpServerConfig,
+        options: &McpOptions,
+        runtime: Handle,
+        state: ServerState,
+    ) -> Self {
+        Self {
+            name: name.to_owned(),
+            toolset: naming::toolset_name(name),
+            config: config.clone(),
+            command_line: display_command(&config.command, &config.args),
+            breaker: CircuitBreaker::new(
+                options.breaker_threshold,
+                options.breaker_cooldown,
+                Arc::clone(&options.clock),
+            ),
+            runtime,
+            refresh: Notify::new(),
+            peer: RwLock::new(None),
+            report: Mutex::new(Report {
+                state,
+                rejected: Vec::new(),
+                refreshes: 0,
+                registered: BTreeMap::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn status(&self) -> ServerStatus {
+        let report = self.report.lock();
+        ServerStatus {
+            name: self.name.clone(),
+            toolset: self.toolset.clone(),
+            command: self.command_line.clone(),
+            state: report.state.clone(),
+            rejected_tools: report.rejected.clone(),
+            refreshes: report.refreshes,
+        }
+    }
+
+    pub(crate) fn set_state(&self, state: ServerState) {
+        self.report.lock().state = state;
+    }
+
+    pub(crate) fn count_refresh(&self) {
+        self.report.lock().refreshes += 1;
+    }
+
+    pub(crate) fn set_peer(&self, peer: Option<Peer<RoleClient>>) {
+        *self.peer.write() = peer;
+    }
+
+    fn peer(&self) -> Option<Peer<RoleClient>> {
+        self.peer.read().clone()
+    }
+
+    /// Makes the registry hold exactly the tools of `listed`: new and changed ones registered,
+    /// unchanged ones left alone (so an identical listing changes no generation), vanished
+    /// ones deregistered. No other toolset is touched.
+    pub(crate) fn apply_listing(
+        self: &Arc<Self>,
+        registry: &ToolRegistry,
+        listed: Vec<rmcp::model::Tool>,
+    ) {
+        let (planned, mut rejected) = plan(&self.name, &self.config, listed);
+        let previous = std::mem::take(&mut self.report.lock().registered);
+        let mut registered = BTreeMap::new();
+        for tool in planned {
+            let unchanged =
+                previous.get(&tool.local) == Some(&tool) && self.owns(registry, &tool.local);
+            if unchanged {
+                registered.insert(tool.local.clone(), tool);
+                continue;
+            }
+            match registry.register(self.build_tool(&tool)) {
+                Ok(_) => {
+                    registered.insert(tool.local.clone(), tool);
+                }
+                Err(err) => {
+                    tracing::warn!(server = %self.name, tool = %tool.remote, error = %err, "MCP tool not registered");
+                    rejected.push(RejectedTool {
+                        name: tool.remote,
+                        reason: err.to_string(),
+                    });
+                }
+            }
+        }
+        for stale in previous
+            .keys()
+            .filter(|name| !registered.contains_key(*name))
+        {
+            self.deregister_one(registry, stale);
+        }
+        let tools: Vec<String> = registered.keys().cloned().collect();
+        tracing::info!(server = %self.name, tools = tools.len(), rejected = rejected.len(), "MCP tools registered");
+        let mut report = self.report.lock();
+        report.registered = registered;
+        report.rejected = rejected;
+        report.state = ServerState::Running { tools };
+    }
+
+    /// Removes every tool of this server from the registry.
+    pub(crate) fn deregister_all(&self, registry: &ToolRegistry) {
+        let registered = std::mem::take(&mut self.report.lock().registered);
+        for name in registered.keys() {
+            self.deregister_one(registry, name);
+        }
+    }
+
+    /// Whether the registry's tool `name` is this server's (another server may have taken it).
+    fn owns(&self, registry: &ToolRegistry, name: &str) -> bool {
+        registry
+            .get(name)
+            .is_some_and(|tool| tool.toolset() == self.toolset)
+    }
+
+    fn deregister_one(&self, registry: &ToolRegistry, name: &str) {
+        if self.owns(registry, name) {
+            registry.deregister(name);
+        }
+    }
+
+    fn build_tool(self: &Arc<Self>, planned: &Planned) -> Tool {
+        let server = Arc::downgrade(self);
+        let remote: Arc<str> = Arc::from(planned.remote.as_str());
+        Tool::builder(planned.local.as_str(), self.toolset.as_str())
+            .description(planned.description.as_str())
+            .emoji("🔌")
+            .parameters(planned.schema.clone())
+            .timeout_secs(
+                self.config
+                    .call_timeout_secs
+                    .saturating_add(PIPELINE_GRACE_SECS),
+            )
+            .provenance(Provenance::runtime(
+                format!("mcp:{}", self.name),
+                self.command_line.clone(),
+            ))
+            .async_handler(move |args, _ctx| call(server.clone(), Arc::clone(&remote), args))
+            .build()
+    }
+}
+
+/// Calls tool `remote` on the server, if it still exists.
+async fn call(server: Weak<Server>, remote: Arc<str>, args: Value) -> ToolAnswer {
+    match server.upgrade() {
+        Some(server) => server.call(&remote, args).await,
+        None => ToolAnswer::error(format!(
+            "The MCP server of tool {remote:?} has been stopped. Do not call its tools again."
+        )),
+    }
+}
+
+impl Server {
+    /// One `tools/call`, within the breaker and the call timeout. The arguments were validated
+    /// against the tool's schema by dispatch before this runs.
+    async fn call(&self, remote: &str, args: Value) -> ToolAnswer {
+        let name = &self.name;
+        if let Err(open) = self.breaker.admit() {
+            return ToolAnswer::error(format!(
+                "MCP server {name:?} failed {} times in a row, so its tools are paused for another {} s. \
+                 Do not retry this tool now: use another approach, or tell the user the server is not answering.",
+                open.failures,
+                open.retry_in.as_secs().max(1)
+            ));
+        }
+        let Some(peer) = self.peer() else {
+            self.breaker.record_failure();
+            return ToolAnswer::error(format!(
+                "MCP server {name:?} is not connected; it is being restarted. Do not retry right away: \
+                 use another approach or try again later."
+            ));
+        };
+        let arguments = match args {
+            Value::Object(arguments) => arguments,
+            _ => Map::new(),
+        };
+        let params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
+        let limit = Duration::from_secs(self.config.call_timeout_secs);
+        // Dropping the request future (timeout, or the caller giving up) makes rmcp send
+        // `notifications/cancelled`, so the server stops working on it too.
+        let task = self
+            .runtime
+            .spawn(async move { tokio::time::timeout(limit, peer.call_tool(params)).await });
+        match AbortOnDrop(task).await {
+            Ok(Ok(Ok(result))) => {
+                self.breaker.record_success();
+                answer::from_result(name, remote, result)
+            }
+            Ok(Ok(Err(err))) if is_transport_failure(&err) => {
+                self.breaker.record_failure();
+                tracing::warn!(server = %name, tool = remote, error = %err, "MCP call failed");
+                ToolAnswer::error(format!(
+                    "MCP server {name:?} could not run {remote:?}: {err}. Do not retry right away."
+                ))
+            }
+            // The server answered, with a protocol error: it is alive, so the breaker is not
+            // involved (a model's bad call must not shut the server's other tools).
+            Ok(Ok(Err(err))) => {
+                self.breaker.record_success();
+                ToolAnswer::error(format!(
+                    "MCP server {name:?} refused the call to {remote:?}: {}",
+                    protocol_message(&err)
+                ))
+            }
+            Ok(Err(_elapsed)) => {
+                self.breaker.record_failure();
+                tracing::warn!(server = %name, tool = remote, ?limit, "MCP call timed out");
+                ToolAnswer::error(format!(
+                    "MCP tool {remote:?} of server {name:?} did not answer within {} s and was cancelled. \
+                     Try a smaller request, or another approach.",
+                    limit.as_secs()
+                ))
+            }
+            Err(join) => {
+                self.breaker.record_failure();
+                ToolAnswer::error(format!(
+                    "MCP call to {remote:?} of server {name:?} did not finish: {join}"
+                ))
+            }
+        }
+    }
+}
+
+/// Whether `err` means the server did not answer (as opposed to answering with an error).
+fn is_transport_failure(err: &ServiceError) -> bool {
+    matches!(
+        err,
+        ServiceError::TransportSend(_)
+            | ServiceError::TransportClosed
+            | ServiceError::Timeout { .. }
+            | ServiceError::Cancelled { .. }
+    )
+}
+
+fn protocol_message(err: &ServiceError) -> String {
+    match err {
+        ServiceError::McpError(error) => error.message.to_string(),
+        other => other.to_string(),
+    }
+}
+
+/// A spawned task that is aborted when the caller stops waiting for it.
+struct AbortOnDrop<T>(JoinHandle<T>);
+
+impl<T> Future for AbortOnDrop<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// The tools of a listing to register, and those refused with why.
+///
+/// A tool is kept when `include` is empty or names it, and `exclude` does not (exclude wins:
+/// "never register this" is the safer reading of a tool in both lists). The listing is taken
+/// in name order, so when two names sanitise to one registry name the same one wins every time.
+pub(crate) fn plan(
+    server: &str,
+    config: &McpServerConfig,
+    mut listed: Vec<rmcp::model::Tool>,
+) -> (Vec<Planned>, Vec<RejectedTool>) {
+    listed.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut rejected = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
+    for wanted in &config.include {
+        if !listed.iter().any(|tool| tool.name == *wanted) {
+            rejected.push(RejectedTool {
+                name: wanted.clone(),
+                reason: "listed in `include`, but the server has no tool of that name".into(),
+            });
+        }
+    }
+    for tool in listed {
+        let remote = tool.name.to_string();
+        let included = config.include.is_empty() || config.include.contains(&remote);
+        if !included || config.exclude.contains(&remote) {
+            tracing::debug!(server, tool = %remote, "MCP tool filtered out by include/exclude");
+            continue;
+        }
+        let mut refuse = |reason: String| {
+            tracing::warn!(server, tool = %remote, %reason, "MCP tool skipped");
+            rejected.push(RejectedTool {
+                name: remote.clone(),
+                reason,
+            });
+        };
+        if remote.is_empty() {
+            refuse("the server lists a tool with an empty name".into());
+            continue;
+        }
+        let local = naming::tool_name(server, &remote);
+        if let Some(first) = planned.iter().find(|p| p.local == local) {
+            refuse(format!(
+                "its registry name {local:?} is also that of tool {:?}, which is kept",
+                first.remote
+            ));
+            continue;
+        }
+        let schema = match normalise(Some(&tool.input_schema)) {
+            Ok(schema) => schema,
+            Err(reason) => {
+                refuse(format!("its input schema cannot be used: {reason}"));
+                continue;
+            }
+        };
+        let description = tool
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+            .or_else(|| tool.title.clone())
+            .unwrap_or_else(|| format!("Tool {remote:?} of the MCP server {server:?}."));
+        planned.push(Planned {
+            local,
+            remote,
+            description,
+            schema,
+        });
+    }
+    (planned, rejected)
+}
+
+/// `command` and `args` as one line, arguments with spaces or quotes quoted.
+pub(crate) fn display_command(command: &str, args: &[String]) -> String {
+    std::iter::once(command)
+        .chain(args.iter().map(String::as_str))
+        .map(|part| {
+            if part.is_empty()
+                || part.contains(|c: char| c.is_whitespace() || c == '"' || c == '\'')
+            {
+                format!("{part:?}")
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn listed(names: &[&str]) -> Vec<rmcp::model::Tool> {
+        names
+            .iter()
+            .map(|name| {
+                let schema = json!({"type": "object", "properties": {}});
+                let Value::Object(schema) = schema else {
+                    unreachable!()
+                };
+                rmcp::model::Tool::new(name.to_string(), format!("Do {name}."), Arc::new(schema))
+            })
+            .collect()
+    }
+
+    fn config(include: &[&str], exclude: &[&str]) -> McpServerConfig {
+        let toml = format!("command = \"x\"\ninclude = {include:?}\nexclude = {exclude:?}\n");
+        toml::from_str(&toml).unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    fn names(planned: &[Planned]) -> Vec<&str> {
+        planned.iter().map(|p| p.local.as_str()).collect()
+    }
+
+    #[test]
+    fn include_and_exclude_filter_and_exclude_wins() {
+        let (planned, rejected) = plan("s", &config(&["a", "b"], &["b"]), listed(&["a", "b", "c"]));
+        assert_eq!(names(&planned), ["mcp__s__a"]);
+        assert!(rejected.is_empty());
+        let (planned, _) = plan("s", &config(&[], &["c"]), listed(&["c", "b", "a"]));
+        assert_eq!(names(&planned), ["mcp__s__a", "mcp__s__b"]);
+    }
+
+    #[test]
+    fn an_include_naming_no_tool_is_reported() {
+        let (planned, rejected) = plan("s", &config(&["a", "typo"], &[]), listed(&["a"]));
+        assert_eq!(names(&planned), ["mcp__s__a"]);
+        assert_eq!(rejected.len(), 1);
+        assert_eq!(rejected[0].name, "typo");
+    }
+
+    #[test]
+    fn names_equal_after_sanitising_keep_the_first_in_name_order() {
+        let (planned, rejected) = plan(
+            "s",
+            &config(&[], &[]),
+            listed(&["get_time", "get-time", ""]),
+        );
+        assert_eq!(names(&planned), ["mcp__s__get_time"]);
+        assert_eq!(planned[0].remote, "get-time");
+        let reasons: Vec<(&str, &str)> = rejected
+            .iter()
+            .map(|r| (r.name.as_str(), r.reason.as_str()))
+            .collect();
+        assert_eq!(reasons.len(), 2);
+        assert!(reasons[0].1.contains("empty name"));
+        assert_eq!(reasons[1].0, "get_time");
+        assert!(
+            reasons[1].1.contains("\"get-time\", which is kept"),
+            "{reasons:?}"
+        );
+    }
+
+    #[test]
+    fn command_lines_quote_what_needs_it() {
+        assert_eq!(
+            display_command("python", &["-m".into(), "x y".into(), "".into()]),
+            r#"python -m "x y" """#
+        );
+    }
+}

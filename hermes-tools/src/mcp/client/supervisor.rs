@@ -1,0 +1,372 @@
+//! The life of one server's connection: start the process, initialise, list and register its
+//! tools, refresh them on `notifications/tools/list_changed`, notice when it dies, and start it
+//! again with exponential backoff.
+//!
+//! The process is started with a filtered environment, as the official Python SDK does: only
+//! `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`, `LANG`, `LC_ALL` and `TMPDIR` are inherited
+//! (a value starting with `()`, an exported shell function, is not), plus the server's own `env`.
+//! API keys in the agent's environment stay there. Its stderr is read line by line into
+//! `tracing` (debug level), and the last lines are kept: when a server fails to start, they
+//! usually say why, so they end the reported reason.
+//!
+//! A server whose *first* start fails is reported `Failed` and left alone: its command or
+//! configuration is wrong, and retrying would only delay the agent. A server that ran and then
+//! died is started again, forever, at the backoff's pace (no jitter: each client starts its
+//! own process, so there is no crowd of clients to spread out).
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use rmcp::ClientHandler;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{MaybeSendFuture, NotificationContext, RoleClient, RunningService, ServiceExt};
+use rmcp::transport::TokioChildProcess;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStderr, Command};
+use tokio::sync::{oneshot, watch};
+
+use super::server::Server;
+use super::{RegistryRef, ServerState};
+use crate::sanitize;
+
+/// Variables a server inherits from the agent's environment.
+const INHERITED_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
+];
+/// Lines of a server's stderr kept for error messages.
+const STDERR_LINES: usize = 8;
+/// Longest stderr line kept, in characters.
+const STDERR_LINE_CHARS: usize = 400;
+/// How long a stopping connection may take to close before it is dropped (and killed).
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// The pace of reconnection: `initial`, doubling up to `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    /// The wait before the first reconnection attempt.
+    pub initial: Duration,
+    /// The longest wait between attempts.
+    pub max: Duration,
+}
+
+impl Default for Backoff {
+    /// 1 s, doubling to 60 s.
+    fn default() -> Self {
+        Self {
+            initial: Duration::from_secs(1),
+            max: Duration::from_secs(60),
+        }
+    }
+}
+
+impl Backoff {
+    /// The wait before attempt `attempt` (0 for the first).
+    pub fn delay(&self, attempt: u32) -> Duration {
+        let factor = 1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX);
+        self.initial.saturating_mul(factor).min(self.max)
+    }
+}
+
+/// Runs one server until `stop` says so (or its sender is dropped). `first` is answered once
+/// the first attempt has settled, with the tools registered or the failure recorded.
+pub(crate) async fn supervise(
+    server: Arc<Server>,
+    registry: RegistryRef,
+    backoff: Backoff,
+    mut stop: watch::Receiver<bool>,
+    first: oneshot::Sender<()>,
+) {
+    let mut first = Some(first);
+    let mut attempt: u32 = 0;
+    loop {
+        let connected = tokio::select! {
+            connected = connect(&server) => connected,
+            () = stopped(&mut stop) => break,
+        };
+        let ended = match connected {
+            Ok(running) => {
+                let ended = serve(&server, &registry, running, &mut stop, &mut first).await;
+                server.deregister_all(&registry);
+                ended
+            }
+            Err(reason) => Ended::Failed(reason),
+        };
+        let reason = match ended.redacted() {
+            Ended::Stopped => break,
+            Ended::Lost(reason) => {
+                // It ran: the next attempt starts the backoff afresh.
+                attempt = 0;
+                tracing::warn!(server = %server.name, %reason, "MCP server lost; reconnecting");
+                reason
+            }
+            Ended::Failed(reason) if first.is_some() => {
+                tracing::warn!(server = %server.name, %reason, "MCP server failed to start");
+                server.set_state(ServerState::Failed { reason });
+                settle(&mut first);
+                return;
+            }
+            Ended::Failed(reason) => {
+                tracing::warn!(server = %server.name, %reason, attempt, "MCP server reconnection failed");
+                reason
+            }
+        };
+        let delay = backoff.delay(attempt);
+        attempt = attempt.saturating_add(1);
+        server.set_state(ServerState::Reconnecting {
+            attempt,
+            last_error: reason,
+        });
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = stopped(&mut stop) => break,
+        }
+    }
+    server.set_peer(None);
+    server.deregister_all(&registry);
+    settle(&mut first);
+}
+
+/// How a connection (or an attempt at one) ended.
+enum Ended {
+    /// Told to stop.
+    Stopped,
+    /// It ran, then the connection closed.
+    Lost(String),
+    /// It never got to serve tools.
+    Failed(String),
+}
+
+impl Ended {
+    /// The same end with credentials in its reason redacted: reasons reach logs and `list`.
+    fn redacted(self) -> Self {
+        match self {
+            Ended::Stopped => Ended::Stopped,
+            Ended::Lost(reason) => Ended::Lost(redacted(reason)),
+            Ended::Failed(reason) => Ended::Failed(redacted(reason)),
+        }
+    }
+}
+
+fn settle(first: &mut Option<oneshot::Sender<()>>) {
+    if let Some(first) = first.take() {
+        let _ = first.send(());
+    }
+}
+
+async fn stopped(stop: &mut watch::Receiver<bool>) {
+    // A dropped sender (the clients dropped) is a stop too.
+    let _ = stop.wait_for(|stop| *stop).await;
+}
+
+type Running = RunningService<RoleClient, Handler>;
+
+/// Serves one established connection until it closes or `stop`.
+async fn serve(
+    server: &Arc<Server>,
+    registry: &RegistryRef,
+    running: Running,
+    stop: &mut watch::Receiver<bool>,
+    first: &mut Option<oneshot::Sender<()>>,
+) -> Ended {
+    let peer = running.peer().clone();
+    server.set_peer(Some(peer.clone()));
+    let listing = tokio::select! {
+        listing = list_tools(server, &peer) => Some(listing),
+        () = stopped(stop) => None,
+    };
+    let failed = match listing {
+        Some(Ok(listed)) => {
+            server.apply_listing(registry, listed);
+            None
+        }
+        Some(Err(reason)) => Some(Ended::Failed(reason)),
+        None => Some(Ended::Stopped),
+    };
+    if let Some(ended) = failed {
+        server.set_peer(None);
+        let mut running = running;
+        let _ = running.close_with_timeout(CLOSE_TIMEOUT).await;
+        return ended;
+    }
+    // A fresh connection is a fresh start for the breaker.
+    server.breaker.record_success();
+    settle(first);
+    let cancel = running.cancellation_token();
+    let closed = running.waiting();
+    tokio::pin!(closed);
+    loop {
+        tokio::select! {
+            quit = &mut closed => {
+                server.set_peer(None);
+                return Ended::Lost(format!("the connection closed ({})", match quit {
+                    Ok(reason) => format!("{reason:?}"),
+                    Err(join) => join.to_string(),
+                }));
+            }
+            () = server.refresh.notified() => {
+                server.count_refresh();
+                match list_tools(server, &peer).await {
+                    Ok(listed) => server.apply_listing(registry, listed),
+                    // A dead server also fails here; `closed` says so on the next turn.
+                    Err(reason) => tracing::warn!(server = %server.name, %reason, "MCP tool refresh failed"),
+                }
+            }
+            () = stopped(stop) => {
+                server.set_peer(None);
+                cancel.cancel();
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut closed).await;
+                return Ended::Stopped;
+            }
+        }
+    }
+}
+
+async fn list_tools(
+    server: &Server,
+    peer: &rmcp::Peer<RoleClient>,
+) -> Result<Vec<rmcp::model::Tool>, String> {
+    let limit = Duration::from_secs(server.config.connect_timeout_secs);
+    match tokio::time::timeout(limit, peer.list_all_tools()).await {
+        Ok(Ok(tools)) => Ok(tools),
+        Ok(Err(err)) => Err(format!("listing its tools failed: {err}")),
+        Err(_) => Err(format!("listing its tools took over {} s", limit.as_secs())),
+    }
+}
+
+/// Starts the process and initialises the MCP session, within `connect_timeout_secs`.
+async fn connect(server: &Arc<Server>) -> Result<Running, String> {
+    let config = &server.config;
+    let mut command = Command::new(&config.command);
+    command
+        .args(&config.args)
+        .env_clear()
+        .envs(inherited_env())
+        .envs(&config.env)
+        // The last resort against orphans: whatever path drops the child kills it.
+        .kill_on_drop(true);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot start `{}`: {err}", server.command_line))?;
+    let stderr = StderrTail::follow(stderr, &server.name);
+    let handler = Handler {
+        server: Arc::downgrade(server),
+    };
+    let limit = Duration::from_secs(config.connect_timeout_secs);
+    let failure = match tokio::time::timeout(limit, handler.serve(transport)).await {
+        Ok(Ok(running)) => return Ok(running),
+        Ok(Err(err)) => format!("initialisation failed: {err}"),
+        Err(_) => format!(
+            "it did not finish initialising within {} s",
+            limit.as_secs()
+        ),
+    };
+    Err(format!("{failure}{}", stderr.describe().await))
+}
+
+fn redacted(text: String) -> String {
+    sanitize::redact(&text).into_owned()
+}
+
+fn inherited_env() -> impl Iterator<Item = (&'static str, OsString)> {
+    INHERITED_ENV.iter().filter_map(|&key| {
+        let value = std::env::var_os(key)?;
+        // Bash exports functions as `() { ...`: never hand those to another program.
+        (!value.as_encoded_bytes().starts_with(b"()")).then_some((key, value))
+    })
+}
+
+/// The last lines a server wrote to stderr, while it logs the rest to `tracing`.
+struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    reader: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl StderrTail {
+    fn follow(stderr: Option<ChildStderr>, server: &str) -> Self {
+        let lines = Arc::new(Mutex::new(VecDeque::new()));
+        let reader = stderr.map(|stderr| {
+            let (lines, server) = (Arc::clone(&lines), server.to_owned());
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = reader.next_line().await {
+                    tracing::debug!(server = %server, "stderr: {line}");
+                    let mut lines = lines.lock();
+                    if lines.len() == STDERR_LINES {
+                        lines.pop_front();
+                    }
+                    lines.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+                }
+            })
+        });
+        Self { lines, reader }
+    }
+
+    /// `; stderr: …` with the last lines, once the process has closed stderr (or after a
+    /// moment, for a process that is still running), or nothing when it wrote nothing.
+    async fn describe(mut self) -> String {
+        if let Some(reader) = self.reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
+        let lines = self.lines.lock();
+        if lines.is_empty() {
+            String::new()
+        } else {
+            let text: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
+            format!("; its stderr ends with: {}", text.join(" | "))
+        }
+    }
+}
+
+/// The client side of the session: identifies us and hears about tool list changes.
+pub(crate) struct Handler {
+    server: Weak<Server>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::default(),
+            Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        // The refresh runs in the supervisor, never in this callback: listing tools here would
+        // wait on the very message loop that is delivering this notification. A notification
+        // arriving mid-refresh leaves a permit, so the newest list is always fetched.
+        if let Some(server) = self.server.upgrade() {
+            server.refresh.notify_one();
+        }
+        std::future::ready(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_its_cap() {
+        let backoff = Backoff::default();
+        let secs: Vec<u64> = (0..9).map(|n| backoff.delay(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
+        assert_eq!(backoff.delay(u32::MAX), Duration::from_secs(60));
+    }
+
+    #[test]
+    fn exported_shell_functions_are_not_inherited() {
+        // Only reads the environment; the variables named are standard ones.
+        for (key, value) in inherited_env() {
+            assert!(INHERITED_ENV.contains(&key));
+            assert!(!value.as_encoded_bytes().starts_with(b"()"));
+        }
+    }
+}

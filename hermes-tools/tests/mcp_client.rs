@@ -1,0 +1,869 @@
+//! The MCP client against real servers: PyPI `mcp-server-time`, npm
+//! `@modelcontextprotocol/server-everything`, and a scripted server for the failure cases.
+//!
+//! The real servers come from `bash .ci/test`, which installs them pinned and exports
+//! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
+#![cfg(feature = "mcp")]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hermes_tools::availability::ManualClock;
+use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::definitions::DefinitionsRequest;
+use hermes_tools::formats::Format;
+use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
+use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry};
+use serde_json::{Value, json};
+
+const INSTALL: &str = "run `bash .ci/test` (it installs .ci/requirements.txt and .ci/package.json and exports HERMES_PYTHON and HERMES_NODE_MODULES)";
+
+/// The virtualenv python with `mcp-server-time`, or a failure saying how to get it.
+fn venv_python() -> PathBuf {
+    let python = std::env::var_os("HERMES_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("HERMES_PYTHON is not set: {INSTALL}"));
+    let probe = std::process::Command::new(&python)
+        .args(["-c", "import mcp_server_time"])
+        .output()
+        .unwrap_or_else(|err| {
+            panic!(
+                "cannot run HERMES_PYTHON {}: {err}; {INSTALL}",
+                python.display()
+            )
+        });
+    assert!(
+        probe.status.success(),
+        "mcp-server-time is not installed for {}: {INSTALL}",
+        python.display()
+    );
+    python
+}
+
+/// The stdio entry point of `@modelcontextprotocol/server-everything`.
+fn everything_entry() -> PathBuf {
+    let modules = std::env::var_os("HERMES_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
+    let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
+    entry
+}
+
+/// Any python 3 will run the scripted server (the standard library is all it needs).
+fn any_python() -> String {
+    std::env::var("HERMES_PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+fn server(command: impl Into<String>, args: &[&str]) -> McpServerConfig {
+    McpServerConfig {
+        command: command.into(),
+        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+        env: BTreeMap::new(),
+        include: Vec::new(),
+        exclude: Vec::new(),
+        connect_timeout_secs: 60,
+        call_timeout_secs: 30,
+    }
+}
+
+fn config(servers: impl IntoIterator<Item = (&'static str, McpServerConfig)>) -> Config {
+    Config {
+        mcp_servers: servers
+            .into_iter()
+            .map(|(name, server)| (name.to_owned(), server))
+            .collect(),
+        ..Config::default()
+    }
+}
+
+/// The scripted server of `FAKE_SERVER`, logging to `dir/log`.
+struct Fake {
+    dir: tempfile::TempDir,
+}
+
+impl Fake {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("fake_server.py"), FAKE_SERVER).unwrap();
+        Self { dir }
+    }
+
+    fn config(&self) -> McpServerConfig {
+        let script = self.dir.path().join("fake_server.py");
+        let mut config = server(any_python(), &[script.to_str().unwrap()]);
+        config
+            .env
+            .insert("FAKE_LOG".into(), self.log_path().display().to_string());
+        config
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.dir.path().join("log")
+    }
+
+    /// The lines the server logged: `start`, `call <tool>`, `stdin closed`.
+    fn log(&self) -> Vec<String> {
+        std::fs::read_to_string(self.log_path())
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    fn count(&self, line: &str) -> usize {
+        self.log().iter().filter(|l| *l == line).count()
+    }
+}
+
+async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn tools_of(status: &ServerStatus) -> Vec<String> {
+    match &status.state {
+        ServerState::Running { tools } => tools.clone(),
+        other => panic!("server {} is not running: {other}", status.name),
+    }
+}
+
+fn names(registry: &ToolRegistry, toolset: &str) -> Vec<String> {
+    registry
+        .snapshot()
+        .tools()
+        .filter(|tool| tool.toolset() == toolset)
+        .map(|tool| tool.name().to_owned())
+        .collect()
+}
+
+async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::ToolAnswer {
+    registry
+        .handle_function_call_async(name, args, &ToolContext::new())
+        .await
+}
+
+fn definitions(registry: &ToolRegistry, format: Format, selection: Selection) -> Vec<Value> {
+    let request = DefinitionsRequest { selection, format };
+    registry.definitions(&request).unwrap().to_vec()
+}
+
+fn assert_meta_valid(schema: &Value) {
+    if let Err(err) = jsonschema::draft202012::meta::validate(schema) {
+        panic!("{schema} is not a valid Draft 2020-12 schema: {err}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_server_tools_are_registered_described_and_called() {
+    let python = venv_python();
+    let registry = Arc::new(ToolRegistry::new());
+    let config = config([(
+        "time",
+        server(python.to_str().unwrap(), &["-m", "mcp_server_time"]),
+    )]);
+    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+
+    let status = clients.status("time").unwrap();
+    assert_eq!(
+        tools_of(&status),
+        ["mcp__time__convert_time", "mcp__time__get_current_time"]
+    );
+    assert!(
+        status.rejected_tools.is_empty(),
+        "{:?}",
+        status.rejected_tools
+    );
+    assert_eq!(
+        registry
+            .snapshot()
+            .aliases()
+            .get("time")
+            .map(String::as_str),
+        Some("mcp-time")
+    );
+    let tool = registry.get("mcp__time__get_current_time").unwrap();
+    assert_eq!(tool.toolset(), "mcp-time");
+    assert_eq!(tool.provenance().crate_name, "mcp:time");
+    assert!(tool.provenance().file.ends_with("-m mcp_server_time"));
+
+    // Listed by the bare server name, in the MCP and strict OpenAI shapes.
+    let time_only = Selection {
+        enabled: vec!["time".into()],
+        disabled: vec![],
+    };
+    let mcp = definitions(&registry, Format::Mcp, time_only.clone());
+    let listed: Vec<&str> = mcp.iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        listed,
+        ["mcp__time__convert_time", "mcp__time__get_current_time"]
+    );
+    assert_eq!(
+        mcp[1]["description"],
+        "Get current time in a specific timezone"
+    );
+    assert_eq!(mcp[1]["inputSchema"]["required"], json!(["timezone"]));
+    assert_meta_valid(&mcp[1]["inputSchema"]);
+    let strict = definitions(&registry, Format::OpenAiStrict, time_only);
+    assert_eq!(strict[1]["function"]["name"], "mcp__time__get_current_time");
+    assert_eq!(strict[1]["function"]["strict"], true);
+    assert_eq!(
+        strict[1]["function"]["parameters"]["additionalProperties"],
+        false
+    );
+
+    // Called through the pipeline: structured content, not its JSON copy in a string.
+    let answer = call(
+        &registry,
+        "mcp__time__get_current_time",
+        r#"{"timezone":"UTC"}"#,
+    )
+    .await;
+    assert!(!answer.is_error(), "{answer}");
+    let result = &answer.to_value()["result"];
+    assert_eq!(result["timezone"], "UTC");
+    assert!(
+        result["datetime"].as_str().unwrap().ends_with("+00:00"),
+        "{answer}"
+    );
+    assert!(result["is_dst"].is_boolean());
+
+    // The synchronous pipeline works too (from inside this runtime, as a sync agent would).
+    let registry2 = Arc::clone(&registry);
+    let sync = tokio::task::spawn_blocking(move || {
+        registry2.handle_function_call(
+            "mcp__time__convert_time",
+            r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"Asia/Tokyo"}"#,
+            &ToolContext::new(),
+        )
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        sync.to_value()["result"]["target"]["datetime"]
+            .as_str()
+            .map(|d| &d[11..16]),
+        Some("21:00"),
+        "{sync}"
+    );
+
+    // The server's own error for a bad timezone is an error answer.
+    let bad = call(
+        &registry,
+        "mcp__time__get_current_time",
+        r#"{"timezone":"Mars/Olympus"}"#,
+    )
+    .await;
+    assert!(bad.is_error(), "{bad}");
+
+    clients.shutdown().await;
+    assert!(registry.get("mcp__time__get_current_time").is_none());
+    assert!(registry.snapshot().aliases().get("time").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn everything_server_tools_are_registered_described_called_and_refreshed() {
+    let entry = everything_entry();
+    let registry = Arc::new(ToolRegistry::new());
+    let config = config([(
+        "everything",
+        server("node", &[entry.to_str().unwrap(), "stdio"]),
+    )]);
+    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+
+    let status = clients.status("everything").unwrap();
+    let expected = [
+        "mcp__everything__echo",
+        "mcp__everything__get_annotated_message",
+        "mcp__everything__get_env",
+        "mcp__everything__get_resource_links",
+        "mcp__everything__get_resource_reference",
+        "mcp__everything__get_structured_content",
+        "mcp__everything__get_sum",
+        "mcp__everything__get_tiny_image",
+        "mcp__everything__gzip_file_as_resource",
+        "mcp__everything__simulate_research_query",
+        "mcp__everything__toggle_simulated_logging",
+        "mcp__everything__toggle_subscriber_updates",
+        "mcp__everything__trigger_long_running_operation",
+    ];
+    assert_eq!(tools_of(&status), expected);
+    assert!(
+        status.rejected_tools.is_empty(),
+        "{:?}",
+        status.rejected_tools
+    );
+
+    // Every inputSchema is draft-07 with `$schema`; none of that reaches a provider.
+    for format in [Format::Mcp, Format::OpenAiStrict] {
+        let listed = definitions(&registry, format, Selection::default());
+        assert_eq!(listed.len(), expected.len());
+        for definition in &listed {
+            let text = definition.to_string();
+            assert!(!text.contains("$schema"), "{text}");
+        }
+    }
+    for definition in definitions(&registry, Format::Mcp, Selection::default()) {
+        assert_meta_valid(&definition["inputSchema"]);
+    }
+
+    let echo = call(&registry, "mcp__everything__echo", r#"{"message":"hi"}"#).await;
+    assert_eq!(echo.to_value(), json!({"result": "Echo: hi"}));
+
+    // Arguments are validated against the server's schema before any call: a string for a
+    // number is repaired, a word is refused by us (the message is dispatch's).
+    let sum = call(
+        &registry,
+        "mcp__everything__get_sum",
+        r#"{"a": 2, "b": "40"}"#,
+    )
+    .await;
+    assert!(sum.as_str().contains("42"), "{sum}");
+    let refused = call(
+        &registry,
+        "mcp__everything__get_sum",
+        r#"{"a": 2, "b": "lots"}"#,
+    )
+    .await;
+    assert!(refused.is_error());
+    assert!(
+        refused.as_str().contains("Invalid arguments for tool"),
+        "{refused}"
+    );
+
+    let structured = call(
+        &registry,
+        "mcp__everything__get_structured_content",
+        r#"{"location":"Chicago"}"#,
+    )
+    .await;
+    assert!(
+        structured.to_value()["result"]["temperature"].is_number(),
+        "{structured}"
+    );
+
+    let image = call(&registry, "mcp__everything__get_tiny_image", "{}").await;
+    let parts = image.content().expect("image parts are kept");
+    assert!(parts.iter().any(|part| matches!(part, hermes_tools::ContentPart::Image { mime_type, .. } if mime_type == "image/png")));
+
+    // The server announces its tool list once initialised (its conditional tools); the
+    // client re-lists, and the unchanged list leaves the registry as it was.
+    eventually("the list_changed refresh", || {
+        clients.status("everything").unwrap().refreshes >= 1
+    })
+    .await;
+    assert_eq!(tools_of(&clients.status("everything").unwrap()), expected);
+    drop(clients);
+    assert!(names(&registry, "mcp-everything").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_replaces_the_toolset_and_nothing_else() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let native = Tool::builder("native_tool", "native")
+        .description("A tool of ours.")
+        .handler(|_, _| "ok")
+        .build();
+    registry.register(native).unwrap();
+    let native_before = registry.get("native_tool").unwrap();
+    let clients = McpClients::start(
+        Arc::clone(&registry),
+        &config([("fake", fake.config())]),
+        &Selection::default(),
+    )
+    .await;
+    assert!(registry.get("mcp__fake__to_remove").is_some());
+    let before = definitions(&registry, Format::OpenAi, Selection::default());
+    let generation = registry.generation();
+
+    let answer = call(&registry, "mcp__fake__swap", "{}").await;
+    assert_eq!(answer.to_value(), json!({"result": "swapped"}));
+    eventually("the new tool is registered", || {
+        registry.get("mcp__fake__added").is_some()
+    })
+    .await;
+    eventually("the stale tool is gone", || {
+        registry.get("mcp__fake__to_remove").is_none()
+    })
+    .await;
+
+    assert_ne!(registry.generation(), generation);
+    let after = definitions(&registry, Format::OpenAi, Selection::default());
+    let listed = |defs: &[Value]| -> BTreeSet<String> {
+        defs.iter()
+            .map(|d| d["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (before, after) = (listed(&before), listed(&after));
+    assert_eq!(
+        before.difference(&after).collect::<Vec<_>>(),
+        ["mcp__fake__to_remove"]
+    );
+    assert_eq!(
+        after.difference(&before).collect::<Vec<_>>(),
+        ["mcp__fake__added"]
+    );
+    // Other toolsets are untouched: the very same entry, not a re-registration.
+    assert!(Arc::ptr_eq(
+        &native_before,
+        &registry.get("native_tool").unwrap()
+    ));
+    // Unchanged tools of the server were not registered again either.
+    assert_eq!(clients.status("fake").unwrap().refreshes, 1);
+    let answer = call(&registry, "mcp__fake__added", "{}").await;
+    assert_eq!(answer.to_value(), json!({"result": "ok"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_command_is_reported_and_the_others_go_on() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let config = config([
+        ("fake", fake.config()),
+        (
+            "ghost",
+            server(
+                "/nonexistent/mcp-server-ghost",
+                &["--token=sk-abcdefghijklmnopqrstuvwxyz"],
+            ),
+        ),
+    ]);
+    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+    let report = clients.report();
+    assert_eq!(
+        report.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
+        ["fake", "ghost"]
+    );
+    assert!(matches!(report[0].state, ServerState::Running { .. }));
+    let ServerState::Failed { reason } = &report[1].state else {
+        panic!("{:?}", report[1].state);
+    };
+    assert!(
+        reason.starts_with("cannot start `/nonexistent/mcp-server-ghost"),
+        "{reason}"
+    );
+    assert!(reason.contains("No such file or directory"), "{reason}");
+    assert!(
+        !reason.contains("abcdefghijklmnop"),
+        "the token is redacted: {reason}"
+    );
+    // The failed server's toolset still resolves (to nothing), so selections naming it work.
+    let selection = Selection {
+        enabled: vec![],
+        disabled: vec!["ghost".into()],
+    };
+    assert!(!definitions(&registry, Format::OpenAi, selection).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_failing_at_start_is_reported_with_its_stderr() {
+    let fake = Fake::new();
+    let mut failing = fake.config();
+    failing.env.insert(
+        "FAKE_EXIT_ON_START".into(),
+        "fatal: bad credentials password=hunter2hunter2".into(),
+    );
+    let registry = Arc::new(ToolRegistry::new());
+    let clients = McpClients::start(
+        Arc::clone(&registry),
+        &config([("fake", failing)]),
+        &Selection::default(),
+    )
+    .await;
+    let ServerState::Failed { reason } = clients.status("fake").unwrap().state else {
+        panic!("expected a failure");
+    };
+    assert!(reason.starts_with("initialisation failed"), "{reason}");
+    assert!(
+        reason.contains("its stderr ends with: booting | fatal: bad credentials password=***"),
+        "{reason}"
+    );
+    // A failed first start is not retried.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(fake.count("start"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_server_loses_its_tools_and_comes_back() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let options = McpOptions {
+        backoff: Backoff {
+            initial: Duration::from_millis(500),
+            max: Duration::from_secs(1),
+        },
+        ..McpOptions::default()
+    };
+    let clients = McpClients::start_with(
+        Arc::clone(&registry),
+        &config([("fake", fake.config())]),
+        &Selection::default(),
+        options,
+    )
+    .await;
+    let tools = tools_of(&clients.status("fake").unwrap());
+    let generation = registry.generation();
+
+    let crashed = call(&registry, "mcp__fake__crash", "{}").await;
+    assert!(crashed.is_error(), "{crashed}");
+    eventually("the dead server's tools are removed", || {
+        names(&registry, "mcp-fake").is_empty()
+    })
+    .await;
+    assert!(matches!(
+        clients.status("fake").unwrap().state,
+        ServerState::Reconnecting { .. }
+    ));
+    assert_ne!(registry.generation(), generation);
+    // Meanwhile the model is told the tool does not exist, with no call attempted.
+    let gone = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
+    assert!(gone.as_str().contains("Unknown tool"), "{gone}");
+
+    eventually("the server is back", || {
+        matches!(
+            clients.status("fake").unwrap().state,
+            ServerState::Running { .. }
+        )
+    })
+    .await;
+    assert_eq!(tools_of(&clients.status("fake").unwrap()), tools);
+    assert_eq!(fake.count("start"), 2);
+    let echo = call(&registry, "mcp__fake__echo", r#"{"text":"again"}"#).await;
+    assert_eq!(echo.to_value(), json!({"result": "again"}));
+
+    clients.shutdown().await;
+    eventually("the process saw its stdin close", || {
+        fake.count("stdin closed") == 1
+    })
+    .await;
+    assert!(names(&registry, "mcp-fake").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_breaker_opens_after_three_failures_and_closes_after_the_cooldown() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let clock = Arc::new(ManualClock::new());
+    let options = McpOptions {
+        clock: clock.clone(),
+        ..McpOptions::default()
+    };
+    let mut slow = fake.config();
+    slow.call_timeout_secs = 1;
+    let _clients = McpClients::start_with(
+        Arc::clone(&registry),
+        &config([("fake", slow)]),
+        &Selection::default(),
+        options,
+    )
+    .await;
+
+    // A tool's own error is an answer from a working server: it does not count.
+    for _ in 0..3 {
+        let failed = call(&registry, "mcp__fake__fail", "{}").await;
+        assert_eq!(
+            failed.to_value(),
+            json!({"error": "[TOOL_ERROR] upstream said: Bearer abcdef...0123 is revoked"})
+        );
+    }
+    for _ in 0..3 {
+        let timed_out = call(&registry, "mcp__fake__hang", "{}").await;
+        assert!(
+            timed_out.as_str().contains("did not answer within 1 s"),
+            "{timed_out}"
+        );
+    }
+    let calls = fake.count("call hang") + fake.count("call echo");
+    let open = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
+    assert!(open.is_error());
+    assert!(open.as_str().contains("failed 3 times in a row"), "{open}");
+    assert!(open.as_str().contains("another 60 s"), "{open}");
+    assert_eq!(
+        fake.count("call hang") + fake.count("call echo"),
+        calls,
+        "no call reached the server"
+    );
+
+    clock.advance(Duration::from_secs(60));
+    let probe = call(&registry, "mcp__fake__echo", r#"{"text":"back"}"#).await;
+    assert_eq!(probe.to_value(), json!({"result": "back"}));
+    let closed = call(&registry, "mcp__fake__echo", r#"{"text":"still"}"#).await;
+    assert_eq!(closed.to_value(), json!({"result": "still"}));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disabled_server_is_never_started() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let config = config([("fake", fake.config())]);
+    for (enabled, disabled) in [
+        (vec![], vec!["fake"]),
+        (vec![], vec!["mcp-fake"]),
+        (vec!["all"], vec!["fake"]),
+        (vec![], vec!["all"]),
+        (vec!["native"], vec![]),
+    ] {
+        let selection = Selection {
+            enabled: enabled.iter().map(|s| (*s).to_owned()).collect(),
+            disabled: disabled.iter().map(|s| (*s).to_owned()).collect(),
+        };
+        let clients = McpClients::start(Arc::clone(&registry), &config, &selection).await;
+        let status = clients.status("fake").unwrap();
+        assert!(
+            matches!(status.state, ServerState::Skipped { .. }),
+            "{selection:?}: {}",
+            status.state
+        );
+        // Its name stays a known toolset, so the selection that skipped it is valid.
+        let request = DefinitionsRequest {
+            selection: Selection {
+                enabled: vec![],
+                disabled: vec!["fake".into()],
+            },
+            format: Format::OpenAi,
+        };
+        assert!(registry.definitions(&request).is_ok());
+        drop(clients);
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(fake.log().is_empty(), "the server ran: {:?}", fake.log());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn schemas_are_repaired_names_shortened_and_unusable_tools_reported() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let clients = McpClients::start(
+        Arc::clone(&registry),
+        &config([("fake", fake.config())]),
+        &Selection::default(),
+    )
+    .await;
+    let status = clients.status("fake").unwrap();
+
+    let weird = registry.get("mcp__fake__weird").unwrap();
+    assert_eq!(
+        weird.parameters(),
+        &json!({
+            "type": "object",
+            "properties": {
+                "when": {"$ref": "#/$defs/When"},
+                "tags": {"type": "array", "prefixItems": [{"type": "string"}], "items": false}
+            },
+            "required": ["when"],
+            "$defs": {"When": {"type": "string", "description": "A time."}}
+        })
+    );
+    assert_eq!(
+        registry.get("mcp__fake__no_schema").unwrap().parameters(),
+        &json!({"type": "object", "properties": {}})
+    );
+    for tool in registry.snapshot().tools() {
+        assert_meta_valid(tool.parameters());
+    }
+    // `$ref`s are followed when validating the model's arguments.
+    let bad = call(&registry, "mcp__fake__weird", r#"{"when": 5}"#).await;
+    assert!(bad.as_str().contains("Invalid arguments"), "{bad}");
+
+    let rejected: Vec<(&str, &str)> = status
+        .rejected_tools
+        .iter()
+        .map(|r| (r.name.as_str(), r.reason.as_str()))
+        .collect();
+    assert_eq!(rejected.len(), 1, "{rejected:?}");
+    assert_eq!(rejected[0].0, "broken");
+    assert!(rejected[0].1.contains("type \"string\""), "{rejected:?}");
+    assert!(registry.get("mcp__fake__broken").is_none());
+
+    // A name over 64 characters is shortened, stably, and the tool still works.
+    let long = "mcp__fake__a_tool_with_a_name_long_enough_to_need_short_a2c51100";
+    assert_eq!(long.len(), 64);
+    assert!(
+        tools_of(&status).iter().any(|name| name == long),
+        "{:?}",
+        tools_of(&status)
+    );
+    assert_eq!(
+        call(&registry, long, "{}").await.to_value(),
+        json!({"result": "ok"})
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_built_in_tool_is_never_replaced() {
+    let fake = Fake::new();
+    let registry = Arc::new(ToolRegistry::new());
+    let ours = Tool::builder("mcp__fake__echo", "native")
+        .description("Our echo.")
+        .handler(|_, _| "ours")
+        .build();
+    registry.register(ours).unwrap();
+    let mut only_echo = fake.config();
+    only_echo.include = vec!["echo".into(), "count".into()];
+    let clients = McpClients::start(
+        Arc::clone(&registry),
+        &config([("fake", only_echo)]),
+        &Selection::default(),
+    )
+    .await;
+    let status = clients.status("fake").unwrap();
+    assert_eq!(tools_of(&status), ["mcp__fake__count"]);
+    assert_eq!(status.rejected_tools.len(), 1);
+    assert_eq!(status.rejected_tools[0].name, "echo");
+    assert!(
+        status.rejected_tools[0]
+            .reason
+            .contains("the built-in tool is kept")
+    );
+    assert_eq!(registry.get("mcp__fake__echo").unwrap().toolset(), "native");
+    let answer = call(&registry, "mcp__fake__echo", "{}").await;
+    assert_eq!(answer.to_value(), json!({"result": "ours"}));
+    drop(clients);
+    assert_eq!(registry.get("mcp__fake__echo").unwrap().toolset(), "native");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_gets_a_filtered_environment_and_its_own() {
+    // Cargo sets this for every test process; it is not among the inherited variables.
+    assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
+    let fake = Fake::new();
+    let mut with_env = fake.config();
+    with_env.env.insert("FAKE_TOKEN".into(), "t0k3n".into());
+    let registry = Arc::new(ToolRegistry::new());
+    let _clients = McpClients::start(
+        Arc::clone(&registry),
+        &config([("fake", with_env)]),
+        &Selection::default(),
+    )
+    .await;
+    let answer = call(&registry, "mcp__fake__env", "{}").await.to_value();
+    assert_eq!(answer["result"]["token"], "t0k3n");
+    let keys: BTreeSet<&str> = answer["result"]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(keys.contains("PATH"), "{keys:?}");
+    let allowed: BTreeSet<&str> = [
+        "HOME",
+        "LOGNAME",
+        "PATH",
+        "SHELL",
+        "TERM",
+        "USER",
+        "LANG",
+        "LC_ALL",
+        "TMPDIR",
+        "FAKE_TOKEN",
+        "FAKE_LOG",
+        "LC_CTYPE",
+    ]
+    .into();
+    let leaked: Vec<&&str> = keys.difference(&allowed).collect();
+    assert!(
+        leaked.is_empty(),
+        "variables leaked to the server: {leaked:?}"
+    );
+}
+
+/// A scripted MCP server over stdio (JSON-RPC lines), standard library only.
+const FAKE_SERVER: &str = r##"
+import json, os, sys
+
+log_path = os.environ.get("FAKE_LOG")
+
+def log(line):
+    if log_path:
+        with open(log_path, "a") as f:
+            f.write(line + "\n")
+
+log("start")
+if os.environ.get("FAKE_EXIT_ON_START"):
+    sys.stderr.write("booting\n" + os.environ["FAKE_EXIT_ON_START"] + "\n")
+    sys.stderr.flush()
+    sys.exit(3)
+
+LONG = "a_tool_with_a_name_long_enough_to_need_shortening_by_the_client"
+OBJ = {"type": "object", "properties": {}}
+tools = {
+    "echo": {"description": "Echo the text.", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    "to-remove": {"description": "Goes away after swap.", "inputSchema": OBJ},
+    "swap": {"description": "Replace to-remove by added, and say so.", "inputSchema": OBJ},
+    "crash": {"description": "Exit at once.", "inputSchema": OBJ},
+    "hang": {"description": "Never answer.", "inputSchema": OBJ},
+    "fail": {"description": "Answer isError.", "inputSchema": OBJ},
+    "env": {"description": "The environment's keys and FAKE_TOKEN.", "inputSchema": OBJ},
+    "count": {"description": "How many calls reached this process.", "inputSchema": OBJ},
+    "weird": {"description": "A draft-07 schema with every flaw.", "inputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {"when": {"$ref": "#/definitions/When"}, "tags": {"type": "array", "items": [{"type": "string"}], "additionalItems": False}},
+        "required": ["when", "ghost"],
+        "definitions": {"When": {"type": "string", "description": "A time."}}}},
+    "broken": {"description": "Its arguments are a string.", "inputSchema": {"type": "string"}},
+    LONG: {"description": "A long name.", "inputSchema": OBJ},
+    "no-schema": {"description": "No schema at all.", "inputSchema": {}},
+}
+calls = 0
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+def text(value, is_error=False):
+    return {"content": [{"type": "text", "text": value}], "isError": is_error}
+
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if ident is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                  "capabilities": {"tools": {"listChanged": True}},
+                  "serverInfo": {"name": "fake", "version": "1"}}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {"tools": [dict(name=name, **spec) for name, spec in tools.items()]}
+    elif method == "tools/call":
+        calls += 1
+        name, args = params.get("name"), params.get("arguments") or {}
+        log("call " + str(name))
+        if name == "crash":
+            os._exit(1)
+        if name == "hang":
+            continue
+        if name == "echo":
+            result = text(args.get("text", ""))
+        elif name == "swap":
+            tools.pop("to-remove", None)
+            tools["added"] = {"description": "Arrived with swap.", "inputSchema": OBJ}
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            result = text("swapped")
+        elif name == "fail":
+            result = text("upstream said: Bearer abcdefghijklmnopqrstuvwxyz0123 is revoked", True)
+        elif name == "env":
+            result = {"content": [], "structuredContent": {"keys": sorted(os.environ), "token": os.environ.get("FAKE_TOKEN")}}
+        elif name == "count":
+            result = text(str(calls))
+        elif name in tools:
+            result = text("ok")
+        else:
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "unknown tool " + str(name)}})
+            continue
+    else:
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "method not found"}})
+        continue
+    send({"jsonrpc": "2.0", "id": ident, "result": result})
+log("stdin closed")
+"##;

@@ -1,0 +1,168 @@
+"""Drives a hermes-tools MCP server with the official Python SDK (PyPI `mcp`, 2.x).
+
+Run by the Rust tests (example-tools/tests/mcp_server.rs, tests/tests/mcp_interop.rs) with the
+virtualenv python of `.ci/test`:
+
+    python_client.py SCENARIO ARGS...
+
+Scenarios:
+    stdio-session CWD CMD [ARG...]  ClientSession + initialize over stdio: list the example tools,
+                                    read README.md, and see a failing call come back as isError
+    stdio-auto CWD CMD [ARG...]     Client in mode "auto": it probes `server/discover` first
+    changed-session CMD [ARG...]    notifications/tools/list_changed on an initialize session
+    changed-listen CMD [ARG...]     tools_list_changed on a 2026-07-28 `subscriptions/listen`
+    http URL                        Client over Streamable HTTP, both eras
+
+Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.client import Client
+from mcp.client.stdio import stdio_client
+
+EXAMPLE_TOOLS = {"read_file", "write_file", "search_files", "terminal", "clarify"}
+PATIENCE = 10.0
+
+
+def check(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def text_of(result: types.CallToolResult) -> str:
+    check(bool(result.content), f"no content in {result!r}")
+    first = result.content[0]
+    check(isinstance(first, types.TextContent), f"not text: {first!r}")
+    return first.text  # type: ignore[union-attr]
+
+
+def params(command: str, args: list[str], cwd: str | None = None) -> StdioServerParameters:
+    return StdioServerParameters(command=command, args=args, cwd=cwd)
+
+
+async def check_example_tools(session: ClientSession | Client, cwd: str) -> None:
+    """What every client of `example-tools serve` must see."""
+    listed = await session.list_tools()
+    names = {tool.name for tool in listed.tools}
+    check(EXAMPLE_TOOLS <= names, f"missing example tools: {EXAMPLE_TOOLS - names} of {names}")
+    for tool in listed.tools:
+        check(tool.input_schema.get("type") == "object", f"{tool.name}: {tool.input_schema}")
+        check("properties" in tool.input_schema, f"{tool.name}: no properties")
+    read_file = next(tool for tool in listed.tools if tool.name == "read_file")
+    check(read_file.annotations is not None and read_file.annotations.read_only_hint is True,
+          f"read_file annotations: {read_file.annotations!r}")
+    print(f"ok: {len(names)} tools listed with object input schemas")
+
+    readme = (Path(cwd) / "README.md").read_text(encoding="utf-8").splitlines()[0]
+    result = await session.call_tool("read_file", {"path": "README.md", "limit": 3})
+    check(result.is_error is False, f"read_file failed: {result!r}")
+    content: dict[str, Any] = result.structured_content or {}
+    first_line = str(content.get("content", "")).splitlines()[0]
+    check(first_line == f"1|{readme}", f"first line {first_line!r}, README says {readme!r}")
+    check(text_of(result).startswith("{"), "the text content is the answer's JSON")
+    print(f"ok: read_file README.md -> {first_line!r}")
+
+    failed = await session.call_tool("read_file", {"path": "no/such/file.txt"})
+    check(failed.is_error is True, f"a missing file must be isError: {failed!r}")
+    check("error" in text_of(failed), text_of(failed))
+    print("ok: a failing call is isError with its message")
+
+
+async def stdio_session(cwd: str, command: str, *args: str) -> None:
+    async with stdio_client(params(command, list(args), cwd)) as (read, write):
+        async with ClientSession(read, write) as session:
+            initialized = await session.initialize()
+            print(f"ok: initialized, protocol {initialized.protocol_version}, "
+                  f"server {initialized.server_info.name}")
+            await check_example_tools(session, cwd)
+
+
+async def stdio_auto(cwd: str, command: str, *args: str) -> None:
+    async with Client(params(command, list(args), cwd)) as client:
+        version = client.session.protocol_version
+        print(f"ok: connected after server/discover, protocol {version}")
+        await check_example_tools(client, cwd)
+
+
+async def wait_until(event: anyio.Event, what: str) -> None:
+    with anyio.fail_after(PATIENCE):
+        await event.wait()
+    print(f"ok: {what}")
+
+
+async def added_later_is_listed(session: ClientSession | Client) -> None:
+    names = {tool.name for tool in (await session.list_tools()).tools}
+    check("added_later" in names, f"added_later not listed: {names}")
+    print("ok: the new tool is listed")
+
+
+async def changed_session(command: str, *args: str) -> None:
+    changed = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            changed.set()
+
+    async with stdio_client(params(command, list(args))) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            await session.initialize()
+            before = {tool.name for tool in (await session.list_tools()).tools}
+            check("added_later" not in before, f"listed too early: {before}")
+            added = await session.call_tool("add_fixture_tool", {})
+            check(added.is_error is False, f"add_fixture_tool failed: {added!r}")
+            await wait_until(changed, "notifications/tools/list_changed received")
+            await added_later_is_listed(session)
+
+
+async def changed_listen(command: str, *args: str) -> None:
+    async with Client(params(command, list(args))) as client:
+        version = client.session.protocol_version
+        check(version == "2026-07-28", f"expected the discover era, got {version}")
+        async with client.listen(tools_list_changed=True) as subscription:
+            check(subscription.honored.tools_list_changed is True, f"{subscription.honored!r}")
+            added = await client.call_tool("add_fixture_tool", {})
+            check(added.is_error is False, f"add_fixture_tool failed: {added!r}")
+            with anyio.fail_after(PATIENCE):
+                event = await subscription.__anext__()
+            print(f"ok: {type(event).__name__} received on subscriptions/listen")
+            await added_later_is_listed(client)
+
+
+async def http(url: str) -> None:
+    for mode in ("auto", "legacy"):
+        async with Client(url, mode=mode) as client:
+            version = client.session.protocol_version
+            names = {tool.name for tool in (await client.list_tools()).tools}
+            check("test_simple_text" in names, f"{mode}: {names}")
+            simple = await client.call_tool("test_simple_text", {})
+            check(simple.is_error is False and "simple text" in text_of(simple), repr(simple))
+            failed = await client.call_tool("test_error_handling", {})
+            check(failed.is_error is True, repr(failed))
+            print(f"ok: Streamable HTTP, mode {mode}, protocol {version}")
+
+
+SCENARIOS = {
+    "stdio-session": stdio_session,
+    "stdio-auto": stdio_auto,
+    "changed-session": changed_session,
+    "changed-listen": changed_listen,
+    "http": http,
+}
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in SCENARIOS:
+        sys.exit(f"usage: python_client.py {{{','.join(SCENARIOS)}}} ARGS...")
+    anyio.run(SCENARIOS[sys.argv[1]], *sys.argv[2:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+//! The CLI over the fixture tools that the MCP conformance suite's server scenarios call
+//! (`@modelcontextprotocol/conformance`), plus one that changes the registry while clients are
+//! connected, to see `notifications/tools/list_changed` reach a real client.
+//!
+//! Run as `conformance-server serve --http 127.0.0.1:0` (or `serve` for stdio); see
+//! `tests/tests/mcp_interop.rs`.
+
+use std::process::ExitCode;
+use std::sync::LazyLock;
+
+use hermes_tools::{Tool, ToolContent, ToolRegistry};
+use serde_json::{Value, json};
+
+/// The toolset of every fixture.
+const TOOLSET: &str = "conformance";
+
+/// The name of the tool that [`add_fixture_tool`] registers.
+const ADDED_LATER: &str = "added_later";
+
+/// A registry holding only the fixtures, so the suite sees nothing else.
+static REGISTRY: LazyLock<ToolRegistry> = LazyLock::new(|| {
+    let registry = ToolRegistry::new();
+    for tool in fixtures() {
+        if let Err(err) = registry.register(tool) {
+            eprintln!("error: a fixture tool was refused: {err}");
+        }
+    }
+    registry
+});
+
+/// A 1x1 red PNG, base64-encoded.
+const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+
+fn fixtures() -> [Tool; 5] {
+    [
+        // Scenario tools-call-simple-text.
+        Tool::builder("test_simple_text", TOOLSET)
+            .description("Return a simple text response, for the conformance suite.")
+            .handler(|_args, _ctx| "This is a simple text response for testing.")
+            .build(),
+        // Scenario tools-call-error.
+        Tool::builder("test_error_handling", TOOLSET)
+            .description("Always fail, for the conformance suite.")
+            .handler(|_args, _ctx| {
+                Err::<Value, _>("This tool intentionally returns an error for testing")
+            })
+            .build(),
+        // Scenario tools-call-image.
+        Tool::builder("test_image_content", TOOLSET)
+            .description("Return a 1x1 red PNG, for the conformance suite.")
+            .handler(|_args, _ctx| ToolContent::new().image(RED_PIXEL, "image/png"))
+            .build(),
+        // Scenario json-schema-2020-12: the schema must reach the client as declared.
+        Tool::builder("json_schema_2020_12_tool", TOOLSET)
+            .description("Tool with JSON Schema 2020-12 features")
+            .parameters(json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {
+                    "address": {
+                        "type": "object",
+                        "properties": {
+                            "street": {"type": "string"},
+                            "city": {"type": "string"}
+                        }
+                    }
+                },
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"}
+                },
+                "additionalProperties": false
+            }))
+            .handler(|args, _ctx| json!({"received": args}))
+            .build(),
+        Tool::builder("add_fixture_tool", TOOLSET)
+            .description("Register the tool `added_later`, changing the tool list.")
+            .handler(|_args, _ctx| add_fixture_tool())
+            .build(),
+    ]
+}
+
+/// Registers [`ADDED_LATER`] in the served registry, as a plugin or an MCP refresh would.
+fn add_fixture_tool() -> Value {
+    let tool = Tool::builder(ADDED_LATER, TOOLSET)
+        .description("Registered at run time by add_fixture_tool.")
+        .handler(|_args, _ctx| "added")
+        .build();
+    match REGISTRY.register(tool) {
+        Ok(_) => json!({"registered": ADDED_LATER}),
+        Err(err) => json!({"error": err.to_string()}),
+    }
+}
+
+fn main() -> ExitCode {
+    hermes_tools::cli::Cli::new().registry(&REGISTRY).run()
+}
