@@ -125,6 +125,8 @@ fn run_check(tool: &Tool) -> Result<(), Unavailable> {
 struct Cached {
     result: Result<(), Unavailable>,
     at: Instant,
+    /// Held so the function's address, the cache key, is not reused by another closure.
+    _check: Option<crate::tool::CheckFn>,
 }
 
 /// The cache of check results, shared by every pass over one registry.
@@ -133,6 +135,9 @@ pub struct Availability {
     clock: Arc<dyn Clock>,
     ttl: Mutex<Option<Duration>>,
     state: Mutex<State>,
+    /// Changes when cached answers are forgotten or the TTL changes: lists computed from
+    /// earlier answers (cached definitions) are stale.
+    epoch: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -162,12 +167,23 @@ impl Availability {
             clock,
             ttl: Mutex::new(None),
             state: Mutex::new(State::default()),
+            epoch: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
     /// Overrides the TTL from the config (`None` goes back to the config's).
     pub fn set_ttl(&self, ttl: Option<Duration>) {
         *self.ttl.lock() = ttl;
+        self.bump_epoch();
+    }
+
+    /// A number that changes whenever cached answers are forgotten or the TTL changes.
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    fn bump_epoch(&self) {
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// The TTL in force.
@@ -187,6 +203,8 @@ impl Availability {
         let mut state = self.state.lock();
         state.cached.clear();
         state.last_success.clear();
+        drop(state);
+        self.bump_epoch();
     }
 
     /// Starts a pass over many tools.
@@ -214,6 +232,10 @@ pub struct Probe<'a> {
 impl Probe<'_> {
     /// Whether `tool` is available, and if not why.
     pub fn check(&mut self, tool: &Tool) -> Result<(), Unavailable> {
+        if !tool.requires_env().is_empty() {
+            // The environment is read now; an answer based on it holds for the TTL.
+            self.hold_until(self.now + self.ttl);
+        }
         missing_env(tool)?;
         let Some(key) = tool.check_key() else {
             return Ok(());
@@ -226,8 +248,12 @@ impl Probe<'_> {
                 seen
             }
         };
-        self.valid_until = Some(self.valid_until.map_or(until, |v| v.min(until)));
+        self.hold_until(until);
         result
+    }
+
+    fn hold_until(&mut self, until: Instant) {
+        self.valid_until = Some(self.valid_until.map_or(until, |v| v.min(until)));
     }
 
     /// Until when every answer given so far holds; `None` if no check was consulted.
@@ -265,6 +291,7 @@ impl Probe<'_> {
             Cached {
                 result: result.clone(),
                 at: now,
+                _check: tool.check().cloned(),
             },
         );
         (result, now + self.ttl)

@@ -51,8 +51,6 @@ pub struct Config {
     pub default_timeout_secs: u64,
     /// A tool's answer budget when neither it nor its settings say, in characters.
     pub default_max_result_chars: usize,
-    /// The budget for all answers of one model turn, in characters (none by default).
-    pub turn_result_chars: Option<usize>,
     /// Where over-size answers are written in full, for the agent to page through.
     pub spill_dir: Option<PathBuf>,
     /// Tools that answer an error unless the agent loop itself calls them.
@@ -107,7 +105,6 @@ impl Default for Config {
             check_ttl_secs: DEFAULT_CHECK_TTL_SECS,
             default_timeout_secs: DEFAULT_TIMEOUT_SECS,
             default_max_result_chars: DEFAULT_MAX_RESULT_CHARS,
-            turn_result_chars: None,
             spill_dir: None,
             agent_loop_tools: DEFAULT_AGENT_LOOP_TOOLS.map(String::from).to_vec(),
             approval_required: Vec::new(),

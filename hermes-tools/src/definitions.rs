@@ -40,6 +40,7 @@ use serde_json::{Map, Value};
 
 use crate::formats::{self, Format};
 use crate::registry::ToolRegistry;
+use crate::schema::ParameterSchema;
 use crate::tool::{SchemaContext, SchemaOverride, Tool};
 use crate::toolsets::{Selection, SelectionError};
 
@@ -115,10 +116,23 @@ impl Serialize for Definitions {
 }
 
 struct Entry {
-    generation: u64,
-    config_version: u64,
+    freshness: Freshness,
     valid_until: Option<Instant>,
     definitions: Definitions,
+    /// What each dynamic tool showed the model in this list, re-applied on a hit so dispatch
+    /// validates against the list the model was last given.
+    shown: Vec<Shown>,
+}
+
+/// A dynamic tool and the parameter schema it showed (`None`: its static one).
+type Shown = (Arc<Tool>, Option<Arc<ParameterSchema>>);
+
+/// What a cached list was computed at; a lookup must match all of it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Freshness {
+    generation: u64,
+    config_version: u64,
+    availability_epoch: u64,
 }
 
 /// The bounded cache of computed definitions.
@@ -142,16 +156,23 @@ impl DefinitionsCache {
     fn get(
         &self,
         request: &DefinitionsRequest,
-        generation: u64,
-        config_version: u64,
+        freshness: Freshness,
         now: Instant,
     ) -> Option<Definitions> {
-        let entries = self.entries.lock();
-        let entry = entries.0.get(request)?;
-        let fresh = entry.generation == generation
-            && entry.config_version == config_version
-            && entry.valid_until.is_none_or(|until| now < until);
-        fresh.then(|| entry.definitions.clone())
+        let (definitions, shown) = {
+            let entries = self.entries.lock();
+            let entry = entries.0.get(request)?;
+            let fresh =
+                entry.freshness == freshness && entry.valid_until.is_none_or(|until| now < until);
+            if !fresh {
+                return None;
+            }
+            (entry.definitions.clone(), entry.shown.clone())
+        };
+        for (tool, schema) in shown {
+            tool.set_effective_parameters(schema);
+        }
+        Some(definitions)
     }
 
     fn put(&self, request: DefinitionsRequest, entry: Entry) {
@@ -178,15 +199,19 @@ impl ToolRegistry {
     /// # Errors
     ///
     /// A [`SelectionError`] when the selection names an unknown toolset (with the nearest
-    /// known names), names one toolset in both lists, or a composite names a missing member.
+    /// known names) or names one toolset in both lists.
+    ///
+    /// Dispatch validates a dynamic tool's arguments against the list last returned: with
+    /// selections computed concurrently, the last one wins.
     pub fn definitions(&self, request: &DefinitionsRequest) -> Result<Definitions, SelectionError> {
         let snapshot = self.snapshot();
-        let config_version = crate::config::version();
+        let freshness = Freshness {
+            generation: snapshot.generation(),
+            config_version: crate::config::version(),
+            availability_epoch: self.availability().epoch(),
+        };
         let now = self.availability().now();
-        if let Some(hit) =
-            self.definitions_cache()
-                .get(request, snapshot.generation(), config_version, now)
-        {
+        if let Some(hit) = self.definitions_cache().get(request, freshness, now) {
             return Ok(hit);
         }
         let selected = snapshot.with_catalog(|catalog| catalog.select(&request.selection))?;
@@ -198,10 +223,16 @@ impl ToolRegistry {
             .collect();
         let available: BTreeSet<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
         let context = SchemaContext::new(&available);
+        let mut shown = Vec::new();
         let definitions: Vec<Value> = tools
             .iter()
             .map(|tool| {
-                let (description, parameters) = effective(tool, &context);
+                let (description, parameters, schema) = effective(tool, &context);
+                if tool.dynamic_schema().is_some() {
+                    // Dispatch repairs and validates against what the model saw.
+                    tool.set_effective_parameters(schema.clone());
+                    shown.push((Arc::clone(tool), schema));
+                }
                 formats::definition(request.format, tool.name(), &description, &parameters)
             })
             .collect();
@@ -209,27 +240,28 @@ impl ToolRegistry {
         self.definitions_cache().put(
             request.clone(),
             Entry {
-                generation: snapshot.generation(),
-                config_version,
+                freshness,
                 valid_until: probe.valid_until(),
                 definitions: definitions.clone(),
+                shown,
             },
         );
         Ok(definitions)
     }
 }
 
-/// The description and parameters the model sees for `tool`, override applied.
-fn effective<'t>(tool: &'t Tool, context: &SchemaContext<'_>) -> (Cow<'t, str>, Cow<'t, Value>) {
-    let static_parts = (
-        Cow::Borrowed(tool.description()),
-        Cow::Borrowed(tool.parameters()),
-    );
+/// The description and parameters the model sees for `tool`, override applied, with the
+/// override's parameter schema for dispatch (`None`: the static one).
+fn effective<'t>(
+    tool: &'t Tool,
+    context: &SchemaContext<'_>,
+) -> (Cow<'t, str>, Cow<'t, Value>, Option<Arc<ParameterSchema>>) {
+    let description = Cow::Borrowed(tool.description());
     let Some(dynamic) = tool.dynamic_schema() else {
-        return static_parts;
+        return (description, Cow::Borrowed(tool.parameters()), None);
     };
     let Ok(SchemaOverride {
-        description,
+        description: new_description,
         parameters,
     }) = catch_unwind(AssertUnwindSafe(|| dynamic(context)))
     else {
@@ -237,27 +269,26 @@ fn effective<'t>(tool: &'t Tool, context: &SchemaContext<'_>) -> (Cow<'t, str>, 
             tool = tool.name(),
             "dynamic schema panicked; using the static definition"
         );
-        tool.set_effective_parameters(None);
-        return static_parts;
+        return (description, Cow::Borrowed(tool.parameters()), None);
     };
-    let description = description
+    let description = new_description
         .filter(|text| !text.trim().is_empty())
-        .map_or(static_parts.0, Cow::Owned);
-    let parameters = match parameters.map(|fields| merge(tool.parameters(), fields)) {
-        None => None,
-        Some(Ok(merged)) => Some(merged),
+        .map_or(description, Cow::Owned);
+    match parameters.map(|fields| merge(tool.parameters(), fields)) {
+        Some(Ok(merged)) => {
+            let schema = Tool::override_schema(merged.clone());
+            (description, Cow::Owned(merged), Some(schema))
+        }
         Some(Err(why)) => {
             tracing::warn!(
                 tool = tool.name(),
                 why,
                 "invalid dynamic schema; using the static parameters"
             );
-            None
+            (description, Cow::Borrowed(tool.parameters()), None)
         }
-    };
-    // Dispatch repairs and validates against what the model saw.
-    tool.set_effective_parameters(parameters.clone());
-    (description, parameters.map_or(static_parts.1, Cow::Owned))
+        None => (description, Cow::Borrowed(tool.parameters()), None),
+    }
 }
 
 /// Merges override `fields` over the static parameter schema; `properties` merge by name.

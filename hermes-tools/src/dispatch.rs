@@ -42,7 +42,7 @@ impl ToolRegistry {
         }
     }
 
-    fn unknown_tool(&self, name: &str) -> ToolAnswer {
+    pub(crate) fn unknown_tool(&self, name: &str) -> ToolAnswer {
         let snapshot = self.snapshot();
         let suggestions = nearest(name, snapshot.names());
         let mut message = format!("Unknown tool: {name:?}.");
@@ -157,12 +157,17 @@ fn parse_arguments(tool: &Tool, raw: &str) -> Result<Value, ToolAnswer> {
     })
 }
 
-fn panicked(tool: &Tool, panic: Box<dyn Any + Send>) -> ToolAnswer {
-    let message = panic
+/// The text a panic carried (`panic!` with a literal or a format), if it carried text.
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> String {
+    panic
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
         .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "no message".to_owned());
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
+fn panicked(tool: &Tool, panic: Box<dyn Any + Send>) -> ToolAnswer {
+    let message = panic_message(&*panic);
     tracing::error!(tool = tool.name(), %message, "tool panicked");
     ToolAnswer::error(format!(
         "Tool {:?} failed unexpectedly (it panicked: {message}). Try another approach.",

@@ -145,7 +145,8 @@ impl ToolRegistry {
                     Some(tool) => {
                         run_timed(Arc::clone(tool), args, ctx, config.timeout(tool)).await
                     }
-                    None => self.dispatch(name, args, ctx),
+                    // Not a second lookup: a tool registered since must not skip the gate.
+                    None => self.unknown_tool(name),
                 };
                 let status = if answer.is_error() {
                     Status::Error
@@ -169,7 +170,8 @@ impl ToolRegistry {
             };
             hooks::run_post(&hooks, &record);
             match hooks::run_transforms(&hooks, &record) {
-                Some(replacement) => ToolAnswer::text(replacement),
+                // An error stays an error (MCP's isError) whatever its text becomes.
+                Some(replacement) => answer.with_text(ToolAnswer::text(replacement).into_string()),
                 None => answer,
             }
         };

@@ -284,7 +284,8 @@ impl ToolRegistry {
         self.snapshot.read().tools.get(name).cloned()
     }
 
-    /// A number that changes on every successful register or deregister, and on nothing else.
+    /// A number that changes on every successful change of the registry (tools, composite
+    /// toolsets, aliases), and never on a refused one.
     pub fn generation(&self) -> u64 {
         self.snapshot.read().generation
     }
@@ -301,9 +302,11 @@ impl ToolRegistry {
     pub fn register(&self, tool: impl Into<Arc<Tool>>) -> Result<Option<Arc<Tool>>, RegisterError> {
         let tool: Arc<Tool> = tool.into();
         if !is_valid_tool_name(tool.name()) {
-            return Err(RegisterError::InvalidName {
+            let err = RegisterError::InvalidName {
                 name: tool.name().to_owned(),
-            });
+            };
+            tracing::warn!(error = %err, "tool registration refused");
+            return Err(err);
         }
         let mut guard = self.snapshot.write();
         if let Some(existing) = guard.tools.get(tool.name())

@@ -396,10 +396,18 @@ impl Tool {
         &self.parameter_schema().value
     }
 
+    /// The parameter schema a dynamic override's `parameters` make: always validated, since
+    /// an override may add keywords serde does not enforce (`enum`, `format`).
+    pub(crate) fn override_schema(parameters: Value) -> Arc<schema::ParameterSchema> {
+        Arc::new(schema::ParameterSchema::new(parameters, true))
+    }
+
     /// Records the parameters a dynamic override showed the model (`None`: the static ones).
-    pub(crate) fn set_effective_parameters(&self, parameters: Option<Value>) {
-        *self.effective.lock() = parameters
-            .map(|value| Arc::new(schema::ParameterSchema::new(value, self.always_validate())));
+    pub(crate) fn set_effective_parameters(
+        &self,
+        parameters: Option<Arc<schema::ParameterSchema>>,
+    ) {
+        *self.effective.lock() = parameters;
     }
 
     /// The schema arguments are repaired and validated against: what the model last saw.
@@ -407,10 +415,6 @@ impl Tool {
         // Only a tool with a dynamic schema can have shown the model other parameters.
         self.dynamic_schema.as_ref()?;
         self.effective.lock().clone()
-    }
-
-    fn always_validate(&self) -> bool {
-        matches!(self.schema_source, SchemaSource::Value(_))
     }
 
     pub(crate) fn parameter_schema(&self) -> &schema::ParameterSchema {

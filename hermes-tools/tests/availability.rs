@@ -173,3 +173,21 @@ fn requires_env_is_enforced() {
     let present = Tool::builder("has_env", "x").requires_env(["PATH"]).build();
     assert_eq!(registry.availability().probe().check(&present), Ok(()));
 }
+
+#[test]
+fn an_answer_read_from_the_environment_holds_for_the_ttl() {
+    let clock = Arc::new(ManualClock::new());
+    let registry = ToolRegistry::with_clock(clock.clone());
+    registry
+        .availability()
+        .set_ttl(Some(Duration::from_secs(30)));
+    let tool = Tool::builder("env_only", "x")
+        .requires_env(["PATH"])
+        .build();
+    let mut probe = registry.availability().probe();
+    assert_eq!(probe.check(&tool), Ok(()));
+    assert_eq!(
+        probe.valid_until(),
+        Some(clock_now(&clock) + Duration::from_secs(30))
+    );
+}

@@ -300,3 +300,64 @@ fn a_tool_without_parameters_publishes_an_empty_object_schema_in_every_format() 
         let _ = BTreeSet::<String>::new();
     }
 }
+
+#[test]
+fn forgetting_check_results_recomputes_the_cached_list() {
+    let registry = ToolRegistry::new();
+    let up = Arc::new(AtomicBool::new(true));
+    let probe = Arc::clone(&up);
+    let tool = Tool::builder("fetch_url", "web")
+        .description("Fetch a web page by its address.")
+        .check(move || probe.load(Ordering::SeqCst))
+        .build();
+    registry.register(tool).unwrap();
+    let request = DefinitionsRequest::all();
+    assert_eq!(names(&registry, &request), ["fetch_url"]);
+    up.store(false, Ordering::SeqCst);
+    // No flap grace after an explicit reset: the next list reflects the check now.
+    registry.availability().invalidate();
+    assert_eq!(names(&registry, &request), Vec::<String>::new());
+}
+
+#[test]
+fn each_cached_list_restores_the_schema_it_showed_for_dispatch() {
+    let registry = ToolRegistry::new();
+    let counted = Tool::builder("counted", "demo")
+        .description("Count things, with a count field only when the web is there.")
+        .parameters(params("value"))
+        .dynamic_schema(|ctx| {
+            SchemaOverride {
+            description: None,
+            parameters: ctx.selected.contains("web_search").then(|| {
+                json!({"properties": {"count": {"type": "integer", "description": "How many."}}})
+            }),
+        }
+        })
+        .handler(|args, _| args["count"].clone())
+        .build();
+    registry.register(counted).unwrap();
+    registry.register(tool("web_search", "web")).unwrap();
+    let with_web = DefinitionsRequest::all();
+    let without_web = DefinitionsRequest::all().enable(["demo"]);
+    registry.definitions(&with_web).unwrap();
+    registry.definitions(&without_web).unwrap();
+    // A cache hit for the list with `count` makes dispatch repair `count` again.
+    registry.definitions(&with_web).unwrap();
+    let answer = registry.dispatch(
+        "counted",
+        r#"{"value":"v","count":"7"}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(answer.to_value(), json!(7));
+    registry.definitions(&without_web).unwrap();
+    let answer = registry.dispatch(
+        "counted",
+        r#"{"value":"v","count":"7"}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(
+        answer.to_value(),
+        json!("7"),
+        "the static schema knows no count: left as sent"
+    );
+}

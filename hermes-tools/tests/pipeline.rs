@@ -378,3 +378,14 @@ async fn the_async_form_runs_sync_tools_off_the_executor() {
         started.elapsed()
     );
 }
+
+#[test]
+fn a_transformed_error_stays_an_error() {
+    let registry = demo();
+    registry.hooks().add_transform(None, |record| {
+        (record.status == Status::Error).then(|| r#"{"error":"rephrased"}"#.to_owned())
+    });
+    let answer = registry.handle_function_call("ecko", "{}", &ctx());
+    assert!(answer.is_error());
+    assert_eq!(answer.as_str(), r#"{"error":"rephrased"}"#);
+}

@@ -6,7 +6,6 @@
 
 use std::sync::Arc;
 
-use crate::discovery::TOOLS;
 use crate::hooks::{CallRecord, Directive, HookId, HookKind, PendingCall};
 use crate::registry::{RegisterError, ToolRegistry};
 use crate::tool::{Provenance, Tool, ToolBuilder};
@@ -106,41 +105,20 @@ impl Added {
             }
         }
         for tool in self.tools.iter().rev() {
-            let current = registry.get(&tool.name);
-            let ours = match (&current, &tool.entry) {
-                (Some(current), Some(entry)) => Arc::ptr_eq(current, entry),
-                _ => false,
-            };
+            // Only the very entry it registered: a later replacement by someone else stays.
+            let ours = tool
+                .entry
+                .as_ref()
+                .is_some_and(|entry| registry.deregister_exact(entry));
             if !ours {
                 continue;
             }
-            registry.deregister(&tool.name);
-            if let Some(replaced) = &tool.replaced {
-                restore(registry, replaced);
+            if let Some(replaced) = &tool.replaced
+                && let Err(err) = registry.register(Arc::clone(replaced))
+            {
+                tracing::warn!(tool = replaced.name(), error = %err, "could not restore an overridden tool");
             }
         }
-    }
-}
-
-/// Puts back a tool a plugin had overridden.
-///
-/// The registry takes tools by value, so only a linked `#[tool]` can be rebuilt (from its
-/// declaration, found by name and provenance); a run-time tool cannot, and stays gone.
-fn restore(registry: &ToolRegistry, replaced: &Tool) {
-    let decl = TOOLS
-        .iter()
-        .find(|decl| decl.name == replaced.name() && decl.provenance == *replaced.provenance());
-    match decl {
-        Some(decl) => {
-            if let Err(err) = registry.register(Tool::from_decl(decl)) {
-                tracing::warn!(tool = decl.name, error = %err, "could not restore an overridden tool");
-            }
-        }
-        None => tracing::warn!(
-            tool = replaced.name(),
-            provenance = %replaced.provenance(),
-            "an overridden run-time tool cannot be restored; it stays unregistered"
-        ),
     }
 }
 
@@ -246,14 +224,15 @@ impl<'a> PluginContext<'a> {
                 existing: existing.provenance().to_string(),
             });
         }
+        let tool = Arc::new(tool);
         let replaced = self
             .registry
-            .register(tool)
+            .register(Arc::clone(&tool))
             .map_err(|source| PluginError::Register {
                 plugin: self.name.to_owned(),
                 source,
             })?;
-        let entry = self.registry.get(&name);
+        let entry = Some(tool);
         match own {
             // Replacing its own tool: what it first replaced is still what to restore.
             Some(index) => self.added.tools[index].entry = entry,

@@ -245,8 +245,8 @@ impl<'r> PluginManager<'r> {
 
     /// Takes a loaded plugin's tools, hooks and toolsets out of the registry.
     ///
-    /// A tool it overrode is put back when it is a linked `#[tool]`. Anything another plugin
-    /// has replaced since is left alone.
+    /// A tool it overrode is put back as it was. Anything another plugin has replaced since
+    /// is left alone.
     pub fn unload(&mut self, name: &str) -> Result<(), PluginError> {
         let entry = self
             .entries
@@ -336,11 +336,7 @@ impl<'r> PluginManager<'r> {
             Ok(()) => ctx.finish().map_err(|err| err.to_string()),
             Err(payload) => {
                 ctx.abandon();
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|text| (*text).to_owned())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-text panic payload".to_owned());
+                let message = crate::dispatch::panic_message(&*payload);
                 Err(PluginError::Panicked {
                     plugin: decl.name.to_owned(),
                     message,

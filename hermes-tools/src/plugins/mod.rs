@@ -58,10 +58,11 @@
 //! assert_eq!(plugins.get("shout").unwrap().hooks.len(), 1);
 //! ```
 //!
-//! A plugin's tools must not be `#[tool]`s: every `#[tool]` lands in the linked slice of
-//! tools and would be registered whether or not the plugin is enabled. Build them with
-//! [`PluginContext::tool_builder`] (or [`Tool::builder`](crate::Tool::builder)), which takes
-//! every option `#[tool]` has.
+//! A plugin's tools are built with [`PluginContext::tool_builder`] (or
+//! [`Tool::builder`](crate::Tool::builder)), which takes every option `#[tool]` has, or
+//! declared with `#[tool(unlisted)]` and registered with
+//! `ctx.register_tool(Tool::from_decl(&FOO_TOOL))`: a plain `#[tool]` lands in the linked
+//! slice and would be registered whether or not the plugin is enabled.
 //!
 //! # Command plugins
 //!

@@ -77,10 +77,8 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 /// comma-separated lists (`--disable time,web`), so anything else is refused rather than
 /// silently rewritten.
 pub fn is_valid_server_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    // The tool-name rule: a server name appears in toolset names, aliases and config keys.
+    crate::registry::is_valid_tool_name(name)
 }
 
 /// FNV-1a, 64 bits: tiny, fast on short keys, and the same everywhere.
