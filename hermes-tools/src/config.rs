@@ -202,11 +202,17 @@ impl Config {
 
     /// The time `tool` may run: its settings, else its declaration, else the default.
     pub fn timeout(&self, tool: &crate::Tool) -> std::time::Duration {
+        self.timeout_for(tool.name(), tool.timeout_secs())
+    }
+
+    /// The time the tool `name` may run, given what it declares: its settings, else
+    /// `declared`, else the default.
+    pub fn timeout_for(&self, name: &str, declared: Option<u64>) -> std::time::Duration {
         let secs = self
             .tools
-            .get(tool.name())
+            .get(name)
             .and_then(|s| s.timeout_secs)
-            .or(tool.timeout_secs())
+            .or(declared)
             .unwrap_or(self.default_timeout_secs);
         std::time::Duration::from_secs(secs)
     }

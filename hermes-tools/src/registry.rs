@@ -338,6 +338,10 @@ impl ToolRegistry {
     /// Members are checked when the toolset is resolved, since the tools it names may be
     /// registered later (by a plugin, an MCP server).
     pub fn register_toolset(&self, composite: Composite) -> Option<Composite> {
+        // The same declaration again changes nothing, and must not invalidate cached lists.
+        if self.snapshot().composites.get(&composite.name) == Some(&composite) {
+            return Some(composite);
+        }
         self.mutate(|snapshot| {
             snapshot
                 .composites
@@ -353,6 +357,9 @@ impl ToolRegistry {
     /// Makes `alias` a second name of `toolset` (an MCP server's bare name for `mcp-<server>`).
     pub fn register_alias(&self, alias: impl Into<String>, toolset: impl Into<String>) {
         let (alias, toolset) = (alias.into(), toolset.into());
+        if self.snapshot().aliases.get(&alias) == Some(&toolset) {
+            return;
+        }
         self.mutate(|snapshot| snapshot.aliases.insert(alias, toolset));
     }
 

@@ -249,6 +249,62 @@ impl<'a> Catalog<'a> {
         Ok(tools)
     }
 
+    /// Whether `selection` turns `toolset` on, by the rules of [`select`](Self::select), even
+    /// while `toolset` has no tools: an MCP server is started only when its toolset is on.
+    ///
+    /// # Errors
+    ///
+    /// As [`select`](Self::select), for names in the selection that are not known.
+    pub fn selects_toolset(
+        &self,
+        selection: &Selection,
+        toolset: &str,
+    ) -> Result<bool, SelectionError> {
+        let enabled = self.targets(&selection.enabled, "enabled")?;
+        let disabled = self.targets(&selection.disabled, "disabled")?;
+        let explicit = enabled
+            .iter()
+            .any(|&(_, target)| target == Target::Toolset(toolset));
+        let on = enabled.is_empty()
+            || enabled
+                .iter()
+                .any(|&(_, target)| self.reaches(target, toolset));
+        let off = disabled
+            .iter()
+            .any(|&(_, target)| self.reaches(target, toolset));
+        Ok(on && (explicit || !off))
+    }
+
+    /// Whether `target`, following includes, takes in `toolset`.
+    fn reaches(&self, target: Target<'_>, toolset: &str) -> bool {
+        let mut pending = match target {
+            Target::All => return true,
+            Target::Toolset(name) => vec![name],
+        };
+        let mut visited = BTreeSet::new();
+        while let Some(name) = pending.pop() {
+            if name == toolset {
+                return true;
+            }
+            if !visited.insert(name) {
+                continue;
+            }
+            for include in self
+                .composites
+                .get(name)
+                .into_iter()
+                .flat_map(|c| &c.includes)
+            {
+                match self.target(include) {
+                    Some(Target::All) => return true,
+                    Some(Target::Toolset(included)) => pending.push(included),
+                    None => {}
+                }
+            }
+        }
+        false
+    }
+
     /// Every toolset, basic and composite, whose resolution contains `tool`, sorted (for `list`).
     ///
     /// A composite that fails to resolve is left out; [`validate`](Self::validate) reports it.

@@ -255,3 +255,24 @@ fn deregister_exact_takes_back_only_what_it_added() {
     assert!(registry.deregister_exact(&theirs));
     assert!(registry.get("shared_name").is_none());
 }
+
+#[test]
+fn toolsets_and_aliases_bump_the_generation_only_when_they_change() {
+    let registry = ToolRegistry::new();
+    let coding =
+        hermes_tools::Composite::new("coding", "Files and a shell.").with_includes(["files"]);
+    registry.register_toolset(coding.clone());
+    registry.register_alias("time", "mcp-time");
+    let before = registry.generation();
+    registry.register_toolset(coding.clone());
+    registry.register_alias("time", "mcp-time");
+    assert_eq!(
+        registry.generation(),
+        before,
+        "the same declarations again change nothing"
+    );
+    registry.register_toolset(coding.with_includes(["terminal"]));
+    assert_eq!(registry.generation(), before + 1);
+    assert!(registry.deregister_alias("time").is_some());
+    assert_eq!(registry.generation(), before + 2);
+}

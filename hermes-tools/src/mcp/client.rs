@@ -44,8 +44,8 @@
 //! - Only a server that does not answer counts for the breaker; a tool's own error does not.
 //! - A failed start says why, with the end of the server's stderr.
 
+use std::collections::BTreeMap;
 use std::fmt;
-use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -71,37 +71,7 @@ pub use supervisor::Backoff;
 /// How long [`McpClients::shutdown`] waits for servers to close before killing them.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// The registry the servers' tools go into: the global one, or one shared with an `Arc`.
-#[derive(Clone, Debug)]
-pub enum RegistryRef {
-    /// A registry that lives for the whole program, such as [`ToolRegistry::global`].
-    Static(&'static ToolRegistry),
-    /// A registry shared by reference counting (tests, embedding).
-    Shared(Arc<ToolRegistry>),
-}
-
-impl Deref for RegistryRef {
-    type Target = ToolRegistry;
-
-    fn deref(&self) -> &ToolRegistry {
-        match self {
-            RegistryRef::Static(registry) => registry,
-            RegistryRef::Shared(registry) => registry,
-        }
-    }
-}
-
-impl From<&'static ToolRegistry> for RegistryRef {
-    fn from(registry: &'static ToolRegistry) -> Self {
-        RegistryRef::Static(registry)
-    }
-}
-
-impl From<Arc<ToolRegistry>> for RegistryRef {
-    fn from(registry: Arc<ToolRegistry>) -> Self {
-        RegistryRef::Shared(registry)
-    }
-}
+pub use super::RegistryRef;
 
 /// What can be tuned beyond the config file: the pace of reconnection, the breaker, the clock.
 #[derive(Clone, Debug)]
@@ -269,10 +239,11 @@ impl McpClients {
         let registry = registry.into();
         let runtime = Handle::current();
         let (stop, _) = watch::channel(false);
-        let composites = registry.snapshot().composites().clone();
         let mut servers = Vec::new();
         let mut tasks = Vec::new();
         let mut first_attempts = Vec::new();
+        // Servers whose names sanitise alike would register the same tool names.
+        let mut prefixes: BTreeMap<String, &String> = BTreeMap::new();
         for (name, server_config) in &config.mcp_servers {
             let new = |state| {
                 Arc::new(Server::new(
@@ -291,13 +262,23 @@ impl McpClients {
                 servers.push(new(ServerState::Failed { reason }));
                 continue;
             }
+            if let Some(first) = prefixes.insert(naming::sanitize_component(name), name) {
+                let reason = format!(
+                    "server name {name:?} gives the same tool names as {first:?} \
+                     (mcp__{}__...); rename one of them",
+                    naming::sanitize_component(name)
+                );
+                tracing::warn!(server = %name, %reason, "MCP server not started");
+                servers.push(new(ServerState::Failed { reason }));
+                continue;
+            }
             let toolset = naming::toolset_name(name);
             registry.register_toolset(Composite::new(
                 toolset.as_str(),
                 format!("Tools of the MCP server {name:?}."),
             ));
             registry.register_alias(name.as_str(), toolset.as_str());
-            if let Some(reason) = skip_reason(name, &toolset, selection, &composites) {
+            if let Some(reason) = skip_reason(&registry, &toolset, selection) {
                 tracing::info!(server = %name, %reason, "MCP server not started");
                 servers.push(new(ServerState::Skipped { reason }));
                 continue;
@@ -374,61 +355,19 @@ impl Drop for McpClients {
     }
 }
 
-/// Why server `server` (toolset `toolset`) is not to be started under `selection`, if it is not.
-fn skip_reason(
-    server: &str,
-    toolset: &str,
-    selection: &Selection,
-    composites: &std::collections::BTreeMap<String, Composite>,
-) -> Option<String> {
-    let names_it = |name: &String| name == server || name == toolset;
-    let reaches = |name: &String| {
-        is_all(name) || names_it(name) || composite_reaches(composites, name, server, toolset)
-    };
-    if let Some(name) = selection.disabled.iter().find(|name| names_it(name)) {
-        return Some(format!("toolset {name:?} is disabled"));
+/// Why the server of toolset `toolset` is not to be started under `selection`, if it is not:
+/// the selection leaves the toolset off, by the same rules that select tools
+/// ([`Catalog::selects_toolset`](crate::toolsets::Catalog::selects_toolset)).
+fn skip_reason(registry: &ToolRegistry, toolset: &str, selection: &Selection) -> Option<String> {
+    let snapshot = registry.snapshot();
+    match snapshot.with_catalog(|catalog| catalog.selects_toolset(selection, toolset)) {
+        Ok(true) => None,
+        Ok(false) => Some(format!(
+            "the selection (enabled {:?}, disabled {:?}) leaves toolset {toolset:?} off",
+            selection.enabled, selection.disabled
+        )),
+        Err(err) => Some(format!("the selection is invalid: {err}")),
     }
-    // An explicit enable outranks disabling a bundle (the rule of `toolsets`).
-    if selection.enabled.iter().any(names_it) {
-        return None;
-    }
-    if let Some(name) = selection.disabled.iter().find(|name| reaches(name)) {
-        return Some(format!("toolset {name:?}, which includes it, is disabled"));
-    }
-    if !selection.enabled.is_empty() && !selection.enabled.iter().any(reaches) {
-        return Some("its toolset is not among the enabled toolsets".into());
-    }
-    None
-}
-
-fn is_all(name: &str) -> bool {
-    name == "all" || name == "*"
-}
-
-/// Whether composite `start` includes, at any depth, `all`, the server's alias or its toolset.
-fn composite_reaches(
-    composites: &std::collections::BTreeMap<String, Composite>,
-    start: &str,
-    server: &str,
-    toolset: &str,
-) -> bool {
-    let mut pending = vec![start];
-    let mut visited = std::collections::BTreeSet::new();
-    while let Some(name) = pending.pop() {
-        if !visited.insert(name) {
-            continue;
-        }
-        let Some(composite) = composites.get(name) else {
-            continue;
-        };
-        for include in &composite.includes {
-            if is_all(include) || include == server || include == toolset {
-                return true;
-            }
-            pending.push(include);
-        }
-    }
-    false
 }
 
 /// MCP clients with a runtime of their own, for synchronous programs such as the CLI.
@@ -509,9 +448,8 @@ impl Drop for McpSession {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
+    use crate::Tool;
 
     fn selection(enabled: &[&str], disabled: &[&str]) -> Selection {
         let owned = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect();
@@ -522,27 +460,59 @@ mod tests {
     }
 
     fn skipped(enabled: &[&str], disabled: &[&str]) -> bool {
-        let composites = BTreeMap::from([
-            (
-                "clock".to_owned(),
-                Composite::new("clock", "C.").with_includes(["time"]),
-            ),
-            (
-                "outer".to_owned(),
-                Composite::new("outer", "O.").with_includes(["clock"]),
-            ),
-            (
-                "web".to_owned(),
-                Composite::new("web", "W.").with_includes(["search"]),
-            ),
-        ]);
-        skip_reason(
-            "time",
-            "mcp-time",
-            &selection(enabled, disabled),
-            &composites,
-        )
-        .is_some()
+        // As `start_with` leaves the registry before deciding: the server's (empty) toolset
+        // and its alias, beside composites and a basic toolset of the same name as the server.
+        let registry = ToolRegistry::new();
+        registry.register_toolset(Composite::new("clock", "C.").with_includes(["time"]));
+        registry.register_toolset(Composite::new("outer", "O.").with_includes(["clock"]));
+        registry.register_toolset(Composite::new("web", "W.").with_includes(["search"]));
+        registry.register_toolset(Composite::new("mcp-time", "T."));
+        registry.register_alias("time", "mcp-time");
+        registry.register_toolset(Composite::new("mcp-files", "F."));
+        registry.register_alias("files", "mcp-files");
+        let files = Tool::builder("read_file", "files").build();
+        registry.register(files).expect("a fresh registry");
+        skip_reason(&registry, "mcp-time", &selection(enabled, disabled)).is_some()
+    }
+
+    #[tokio::test]
+    async fn servers_whose_names_sanitise_alike_are_refused() {
+        let server = |command: &str| crate::config::McpServerConfig {
+            command: command.to_owned(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            include: Vec::new(),
+            exclude: Vec::new(),
+            connect_timeout_secs: 5,
+            call_timeout_secs: 5,
+        };
+        let config = Config {
+            mcp_servers: BTreeMap::from([
+                ("a-b".to_owned(), server("hermes-no-such-command")),
+                ("a_b".to_owned(), server("hermes-no-such-command")),
+            ]),
+            ..Config::default()
+        };
+        let registry = Arc::new(ToolRegistry::new());
+        let clients = McpClients::start(registry, &config, &Selection::default()).await;
+        let ServerState::Failed { reason } = clients.status("a_b").expect("reported").state else {
+            panic!("a_b must fail");
+        };
+        assert!(reason.contains("same tool names as \"a-b\""), "{reason}");
+        clients.shutdown().await;
+    }
+
+    #[test]
+    fn a_basic_toolset_shadows_a_server_alias_of_the_same_name() {
+        let registry = ToolRegistry::new();
+        registry.register_toolset(Composite::new("mcp-files", "F."));
+        registry.register_alias("files", "mcp-files");
+        registry
+            .register(Tool::builder("read_file", "files").build())
+            .expect("a fresh registry");
+        let files_only = selection(&["files"], &[]);
+        assert!(skip_reason(&registry, "mcp-files", &files_only).is_some());
+        assert!(skip_reason(&registry, "mcp-files", &selection(&["mcp-files"], &[])).is_none());
     }
 
     #[test]

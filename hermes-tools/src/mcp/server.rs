@@ -33,7 +33,6 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
-use std::ops::Deref;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -48,6 +47,7 @@ use rmcp::service::{
 use rmcp::{ErrorData, ServiceExt};
 use serde_json::Value;
 
+use super::RegistryRef;
 use crate::ToolContext;
 use crate::config;
 use crate::definitions::{Definitions, DefinitionsRequest};
@@ -80,23 +80,6 @@ pub struct ToolServer {
     poll_interval: Duration,
     implementation: Implementation,
     instructions: Option<String>,
-}
-
-/// The registry a server reads: the global one (or any leaked one), or a shared one.
-#[derive(Clone)]
-enum RegistryRef {
-    Static(&'static ToolRegistry),
-    Shared(Arc<ToolRegistry>),
-}
-
-impl Deref for RegistryRef {
-    type Target = ToolRegistry;
-    fn deref(&self) -> &ToolRegistry {
-        match self {
-            RegistryRef::Static(registry) => registry,
-            RegistryRef::Shared(registry) => registry,
-        }
-    }
 }
 
 impl fmt::Debug for ToolServer {

@@ -101,14 +101,7 @@ impl Runner {
     /// [`Config::timeout`](crate::config::Config::timeout) orders them). The pipeline applies
     /// the same limit, but `dispatch` does not, and the process must die either way.
     fn timeout(&self) -> Duration {
-        let config = config::current();
-        let secs = config
-            .tools
-            .get(&self.tool)
-            .and_then(|settings| settings.timeout_secs)
-            .or(self.timeout_secs)
-            .unwrap_or(config.default_timeout_secs);
-        Duration::from_secs(secs)
+        config::current().timeout_for(&self.tool, self.timeout_secs)
     }
 
     async fn run(&self, args: Value) -> ToolAnswer {
