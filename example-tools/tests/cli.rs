@@ -23,14 +23,14 @@ fn list_shows_every_tool_with_emoji_toolsets_and_availability() {
     let output = cli(&["list"]);
     assert!(output.status.success());
     let text = stdout(&output);
-    assert!(text.starts_with("7 tools\n"), "{text}");
-    for (emoji, name, toolsets) in [
-        ("❓", "clarify", "clarify"),
-        ("📋", "todo", "coding,todo"),
-        ("📖", "read_file", "coding,files"),
-        ("🔎", "search_files", "coding,files"),
-        ("💻", "terminal", "coding,terminal"),
-        ("🔀", "delegate_task", "delegation"),
+    assert!(text.starts_with("7 tools ("), "{text}");
+    for (emoji, name, toolset, included_in) in [
+        ("❓", "clarify", "clarify", "-"),
+        ("📋", "todo", "todo", "coding"),
+        ("📖", "read_file", "files", "coding"),
+        ("🔎", "search_files", "files", "coding"),
+        ("💻", "terminal", "terminal", "coding"),
+        ("🔀", "delegate_task", "delegation", "-"),
     ] {
         let line = text
             .lines()
@@ -38,8 +38,12 @@ fn list_shows_every_tool_with_emoji_toolsets_and_availability() {
             .unwrap_or_else(|| panic!("{name} listed in {text}"));
         let columns: Vec<_> = line.split_whitespace().collect();
         assert_eq!(columns[0], emoji, "{line}");
-        assert_eq!(columns[2], toolsets, "toolsets including it, in {line}");
-        assert_eq!(columns[3], "available", "{line}");
+        assert_eq!(columns[2], toolset, "{line}");
+        assert_eq!(
+            columns[3], included_in,
+            "composites including it, in {line}"
+        );
+        assert_eq!(columns[4], "available", "{line}");
         assert!(line.contains("example_tools::"), "provenance in {line}");
     }
     assert!(!text.contains("warning:"), "{text}");

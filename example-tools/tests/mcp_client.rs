@@ -102,7 +102,8 @@ fn list_shows_the_servers_toolset_tools_and_state() {
             .unwrap_or_else(|| panic!("{name} listed in {text}"));
         let columns: Vec<_> = line.split_whitespace().collect();
         assert_eq!(columns[2], "mcp-time", "{line}");
-        assert_eq!(columns[3], "available", "{line}");
+        assert_eq!(columns[3], "-", "{line}");
+        assert_eq!(columns[4], "available", "{line}");
         assert!(line.contains("mcp:time (sh -c "), "provenance in {line}");
     }
     assert!(

@@ -246,7 +246,7 @@ impl Cli {
     fn list(&self, out: &mut impl Write) -> io::Result<ExitCode> {
         let snapshot = self.registry.snapshot();
         let mut probe = self.registry.availability().probe();
-        let rows: Vec<[String; 5]> = snapshot.with_catalog(|catalog| {
+        let rows: Vec<[String; 6]> = snapshot.with_catalog(|catalog| {
             snapshot
                 .tools()
                 .map(|tool| {
@@ -254,33 +254,44 @@ impl Cli {
                         Ok(()) => "available".to_owned(),
                         Err(reason) => format!("unavailable: {reason}"),
                     };
-                    let toolsets = catalog.including(tool.name()).join(",");
+                    // The composites (and other toolsets) that take the tool in, beside its own.
+                    let others: Vec<String> = catalog
+                        .including(tool.name())
+                        .into_iter()
+                        .filter(|toolset| toolset != tool.toolset())
+                        .collect();
+                    let included_in = if others.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        others.join(",")
+                    };
                     [
                         tool.emoji().to_owned(),
                         tool.name().to_owned(),
-                        toolsets,
+                        tool.toolset().to_owned(),
+                        included_in,
                         status,
                         tool.provenance().to_string(),
                     ]
                 })
                 .collect()
         });
-        let widths: Vec<usize> = (1..4)
-            .map(|col| {
-                rows.iter()
-                    .map(|row| row[col].chars().count())
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        writeln!(out, "{} tools", rows.len())?;
-        for [emoji, name, toolset, status, provenance] in &rows {
+        let width = |col: usize| {
+            rows.iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let (w1, w2, w3, w4) = (width(1), width(2), width(3), width(4));
+        writeln!(
+            out,
+            "{} tools (emoji, name, toolset, also in, availability, declared at)",
+            rows.len()
+        )?;
+        for [emoji, name, toolset, included_in, status, provenance] in &rows {
             writeln!(
                 out,
-                "{emoji}  {name:<w1$}  {toolset:<w2$}  {status:<w3$}  {provenance}",
-                w1 = widths[0],
-                w2 = widths[1],
-                w3 = widths[2],
+                "{emoji}  {name:<w1$}  {toolset:<w2$}  {included_in:<w3$}  {status:<w4$}  {provenance}"
             )?;
         }
         for conflict in self.registry.conflicts() {
