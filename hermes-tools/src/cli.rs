@@ -12,9 +12,11 @@
 //! }
 //! ```
 //!
-//! Subcommands: `list` (every tool with emoji, toolset, availability and provenance),
-//! `definitions [--toolsets a,b]` (the OpenAI tools array), `call NAME JSON` (the answer; the
-//! exit status is 1 when the answer is an error), `plugins` (every plugin found: status, tools,
+//! Subcommands: `list` (every tool with emoji, its toolset, the composites including it,
+//! availability or why not, and provenance), `definitions [--toolsets a,b] [--disable c]
+//! [--format F]` (the tools array in a provider's shape), `toolsets` (each toolset and what it
+//! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
+//! (through the call pipeline; the exit status is 1 when the answer is an error), `plugins` (every plugin found: status, tools,
 //! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
 //! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
 //! MCP: on stdio, or on Streamable HTTP at a loopback address, printing
