@@ -147,6 +147,8 @@ pub struct ToolRegistry {
     availability: Availability,
     hooks: Hooks,
     definitions_cache: DefinitionsCache,
+    /// The generation, sent on every change, for those who wait for one (MCP servers).
+    changes: tokio::sync::watch::Sender<u64>,
     approval_gate: RwLock<Option<Arc<dyn ApprovalGate>>>,
 }
 
@@ -290,6 +292,12 @@ impl ToolRegistry {
         self.snapshot.read().generation
     }
 
+    /// A receiver that sees the [generation](Self::generation) each time it changes: await
+    /// `changed()` instead of polling.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
     /// Duplicate declarations dropped when the registry was built from the linked slice.
     pub fn conflicts(&self) -> Vec<Conflict> {
         self.conflicts.lock().clone()
@@ -318,6 +326,7 @@ impl ToolRegistry {
         }
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
+        self.changes.send_replace(snapshot.generation);
         let name: Arc<str> = Arc::from(tool.name());
         Ok(snapshot.tools.insert(name, tool))
     }
@@ -373,6 +382,7 @@ impl ToolRegistry {
         let mut guard = self.snapshot.write();
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
+        self.changes.send_replace(snapshot.generation);
         change(snapshot)
     }
 
@@ -382,6 +392,7 @@ impl ToolRegistry {
         let mut next = Snapshot::clone(&guard);
         let removed = change(&mut next)?;
         next.generation += 1;
+        self.changes.send_replace(next.generation);
         *guard = Arc::new(next);
         Some(removed)
     }

@@ -276,3 +276,21 @@ fn toolsets_and_aliases_bump_the_generation_only_when_they_change() {
     assert!(registry.deregister_alias("time").is_some());
     assert_eq!(registry.generation(), before + 2);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn subscribers_are_woken_by_every_change_and_only_by_changes() {
+    let registry = ToolRegistry::new();
+    let mut changes = registry.subscribe();
+    registry.register(tool("a", "x")).unwrap();
+    changes.changed().await.unwrap();
+    assert_eq!(*changes.borrow_and_update(), registry.generation());
+    assert!(registry.register(tool("a", "y")).is_err());
+    assert!(registry.deregister("missing").is_none());
+    assert!(
+        !changes.has_changed().unwrap(),
+        "refusals and no-ops send nothing"
+    );
+    registry.deregister("a");
+    changes.changed().await.unwrap();
+    assert_eq!(*changes.borrow(), registry.generation());
+}

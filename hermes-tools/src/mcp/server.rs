@@ -250,11 +250,6 @@ impl ToolServer {
         })
     }
 
-    /// What identifies the registry and config a listing was computed from.
-    fn stamp(&self) -> (u64, u64) {
-        (self.registry.generation(), config::version())
-    }
-
     fn listing_or_error(&self) -> Result<Listing, ErrorData> {
         self.listing()
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))

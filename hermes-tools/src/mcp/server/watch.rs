@@ -1,11 +1,13 @@
 //! Telling connected clients that the tool listing changed.
 //!
-//! The registry has no change subscription, so each connection polls two counters (the
-//! registry generation and the config version: an atomic read each) every
-//! [`poll_interval`](super::ToolServer::poll_interval). Only when one moved is the listing
-//! computed again (from the definitions cache), and only when the listing differs from the
-//! one last seen is the client notified: registering an alias or a tool outside the selection
-//! sends nothing.
+//! Each connection wakes when the registry changes ([`ToolRegistry::subscribe`]), and also
+//! every [`poll_interval`](super::ToolServer::poll_interval), for what has no change signal:
+//! an installed config, a check function whose answer expired. It then takes the listing
+//! (from the definitions cache: a pointer comparison when nothing changed) and notifies the
+//! client only when the listing differs from the one last seen: registering an alias or a tool
+//! outside the selection sends nothing.
+//!
+//! [`ToolRegistry::subscribe`]: crate::ToolRegistry::subscribe
 
 use std::future::Future;
 
@@ -16,7 +18,6 @@ use super::{Listing, ToolServer};
 /// What a connection's client was last shown, to compare against.
 pub(super) struct ListingWatch {
     server: ToolServer,
-    stamp: (u64, u64),
     listing: Option<Listing>,
 }
 
@@ -26,7 +27,6 @@ impl ListingWatch {
     pub(super) fn new(server: &ToolServer) -> Self {
         Self {
             server: server.clone(),
-            stamp: server.stamp(),
             listing: server.listing().ok(),
         }
     }
@@ -40,16 +40,19 @@ impl ListingWatch {
     {
         let mut ticks = tokio::time::interval(self.server.poll_interval);
         ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
+        let mut changes = self.server.registry.subscribe();
         loop {
-            ticks.tick().await;
+            tokio::select! {
+                _ = ticks.tick() => {}
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                }
+            }
             if !open() {
                 return;
             }
-            let stamp = self.server.stamp();
-            if stamp == self.stamp {
-                continue;
-            }
-            self.stamp = stamp;
             let listing = self.server.listing().ok();
             if listing == self.listing {
                 continue;
