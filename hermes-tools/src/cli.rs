@@ -109,7 +109,9 @@ enum Command {
 /// The CLI over a registry (the global one by default) and the context its calls receive.
 #[must_use]
 pub struct Cli {
-    registry: &'static ToolRegistry,
+    /// `None`: the global registry, built only once tracing is set up, so that its warnings
+    /// (duplicate declarations) are printed.
+    registry: Option<&'static ToolRegistry>,
     context: ToolContext,
     expected_toolsets: Vec<String>,
 }
@@ -124,15 +126,20 @@ impl Cli {
     /// A CLI over [`ToolRegistry::global`] with an empty context.
     pub fn new() -> Self {
         Self {
-            registry: ToolRegistry::global(),
+            registry: None,
             context: ToolContext::new(),
             expected_toolsets: Vec::new(),
         }
     }
 
+    /// The registry the commands work on.
+    fn tools(&self) -> &'static ToolRegistry {
+        self.registry.unwrap_or_else(ToolRegistry::global)
+    }
+
     /// Uses another registry.
     pub fn registry(mut self, registry: &'static ToolRegistry) -> Self {
-        self.registry = registry;
+        self.registry = Some(registry);
         self
     }
 
@@ -189,12 +196,13 @@ impl Cli {
                 }
             }
         }
-        let mut plugins = PluginManager::new(self.registry);
+        let registry = self.tools();
+        let mut plugins = PluginManager::new(registry);
         plugins.load(&config::current().plugins);
         // MCP servers start before the command, so every command sees their tools; the session
         // keeps them running until the command is done.
         #[cfg(feature = "mcp")]
-        let mcp = start_mcp(self.registry, &args.command);
+        let mcp = start_mcp(registry, &args.command);
         let stdout = io::stdout();
         let mut out = stdout.lock();
         let result = match args.command {
@@ -246,8 +254,8 @@ impl Cli {
     }
 
     fn list(&self, out: &mut impl Write) -> io::Result<ExitCode> {
-        let snapshot = self.registry.snapshot();
-        let mut probe = self.registry.availability().probe();
+        let snapshot = self.tools().snapshot();
+        let mut probe = self.tools().availability().probe();
         let rows: Vec<[String; 6]> = snapshot.with_catalog(|catalog| {
             snapshot
                 .tools()
@@ -296,7 +304,7 @@ impl Cli {
                 "{emoji}  {name:<w1$}  {toolset:<w2$}  {included_in:<w3$}  {status:<w4$}  {provenance}"
             )?;
         }
-        for conflict in self.registry.conflicts() {
+        for conflict in self.tools().conflicts() {
             writeln!(
                 out,
                 "warning: tool {:?} is declared twice: kept {} (toolset {}), dropped {} (toolset {})",
@@ -321,7 +329,7 @@ impl Cli {
     }
 
     fn toolsets(&self, out: &mut impl Write) -> io::Result<ExitCode> {
-        let snapshot = self.registry.snapshot();
+        let snapshot = self.tools().snapshot();
         let mut failed = false;
         snapshot.with_catalog(|catalog| {
             for name in catalog.toolset_names() {
@@ -354,12 +362,12 @@ impl Cli {
     }
 
     fn lint(&self, out: &mut impl Write) -> io::Result<ExitCode> {
-        let findings = self.registry.lint();
+        let findings = self.tools().lint();
         for finding in &findings {
             writeln!(out, "{finding}")?;
         }
         if findings.is_empty() {
-            let count = self.registry.snapshot().tools().len();
+            let count = self.tools().snapshot().tools().len();
             writeln!(out, "lint: {count} tools, no findings")?;
             Ok(ExitCode::SUCCESS)
         } else {
@@ -373,7 +381,7 @@ impl Cli {
         out: &mut impl Write,
         request: &DefinitionsRequest,
     ) -> io::Result<ExitCode> {
-        match self.registry.definitions(request) {
+        match self.tools().definitions(request) {
             Ok(definitions) => {
                 serde_json::to_writer_pretty(&mut *out, &definitions)?;
                 writeln!(out)?;
@@ -393,7 +401,7 @@ impl Cli {
             ..CallOptions::default()
         };
         let answer =
-            self.registry
+            self.tools()
                 .handle_function_call_with(name, arguments, &self.context, &options);
         writeln!(out, "{answer}")?;
         Ok(if answer.is_error() {
@@ -465,7 +473,7 @@ impl Cli {
             from_agent_loop: true,
             ..CallOptions::default()
         };
-        let server = ToolServer::new(self.registry)
+        let server = ToolServer::new(self.tools())
             .context(self.context.clone())
             .selection(selection)
             .call_options(options);
@@ -569,5 +577,7 @@ fn init_tracing() {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
+        // Colour only on a terminal: logs piped to a file or a test stay plain text.
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
 }

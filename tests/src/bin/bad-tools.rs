@@ -1,5 +1,8 @@
-//! A CLI over tools that break each lint rule, so that `lint` has something to fail on.
+//! A CLI over tools that break each lint rule, so that `lint` has something to fail on, and
+//! over two linked crates declaring the same tool name.
 
+// Linked on purpose: it declares `clarify` too, and exactly one of the two must win.
+use example_tools as _;
 use hermes_tools::tool;
 
 /// Search.
@@ -41,6 +44,15 @@ fn read_text(
     path: String,
 ) -> String {
     path
+}
+
+/// Ask the user a question: a second linked crate declaring `clarify`, as `example_tools` does.
+#[tool(toolset = "clarify")]
+fn clarify(
+    /// The question to ask.
+    question: String,
+) -> String {
+    question
 }
 
 fn main() -> std::process::ExitCode {
