@@ -48,9 +48,8 @@ fn stdout(output: &Output) -> String {
 /// The number of tools `list` reports, from its first line.
 fn tool_count(list: &str) -> usize {
     let first = list.lines().next().unwrap_or_default();
-    let count = first
-        .strip_suffix(" tools")
-        .unwrap_or_else(|| panic!("{first:?}"));
+    let (count, rest) = first.split_once(' ').unwrap_or_else(|| panic!("{first:?}"));
+    assert!(rest.starts_with("tools"), "{first:?}");
     count.parse().unwrap()
 }
 
@@ -138,7 +137,7 @@ fn list_and_call_see_plugin_tools() {
     assert_eq!(tool_count(&list), before + 2, "{list}");
     let row = list_row(&list, "word_count").unwrap_or_else(|| panic!("word_count in {list}"));
     let columns: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(columns[..4], ["🔢", "word_count", "text", "available"]);
+    assert_eq!(columns[..5], ["🔢", "word_count", "text", "-", "available"]);
     let row = list_row(&list, "fortune").unwrap_or_else(|| panic!("fortune in {list}"));
     assert!(
         row.contains("fortune (example-tools/src/fortune.rs:"),
