@@ -80,6 +80,10 @@ pub struct ToolServer {
     poll_interval: Duration,
     implementation: Implementation,
     instructions: Option<String>,
+    /// The registry generation when a `subscriptions/listen` request was last accepted: the
+    /// acknowledgment reaches the client before `listen` runs, so a change the client makes
+    /// in between must still be announced.
+    accepted_at: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl fmt::Debug for ToolServer {
@@ -149,6 +153,7 @@ impl ToolServer {
             poll_interval: DEFAULT_POLL_INTERVAL,
             implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
             instructions: None,
+            accepted_at: Arc::default(),
         }
     }
 
@@ -376,6 +381,10 @@ impl ServerHandler for ToolServer {
         &self,
         _requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
+        self.accepted_at.store(
+            self.registry.generation(),
+            std::sync::atomic::Ordering::Release,
+        );
         Some(SubscriptionFilter::builder().tools_list_changed().build())
     }
 
@@ -385,6 +394,12 @@ impl ServerHandler for ToolServer {
             let watch = ListingWatch::new(self);
             let sink = context.sink().clone();
             let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
+            // A change between the acknowledgment and now: announce it (an extra announcement,
+            // should two subscriptions race here, only makes a client list again).
+            let accepted_at = self.accepted_at.load(std::sync::atomic::Ordering::Acquire);
+            if self.registry.generation() != accepted_at && !notify().await {
+                return Ok(());
+            }
             tokio::select! {
                 () = context.cancelled() => {}
                 () = watch.run(|| true, notify) => {}
