@@ -1,22 +1,12 @@
 //! The CLI end to end: the real `example-tools` binary, run as a subprocess from the workspace root.
 
+mod common;
+
+use common::{cli, stdout};
+
 use std::path::Path;
-use std::process::{Command, Output};
 
 use serde_json::Value;
-
-fn cli(args: &[&str]) -> Output {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    Command::new(env!("CARGO_BIN_EXE_example-tools"))
-        .args(args)
-        .current_dir(root)
-        .output()
-        .expect("the example-tools binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
-}
 
 #[test]
 fn list_shows_every_tool_with_emoji_toolsets_and_availability() {

@@ -4,8 +4,12 @@
 //! The server comes from `bash .ci/test`, which installs it pinned and exports `HERMES_PYTHON`;
 //! without it these tests fail and say so.
 
+mod common;
+
+use common::{cli_with_config, stdout};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -63,21 +67,6 @@ fn started(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
-fn cli(config: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_example-tools"))
-        .arg("--config")
-        .arg(config)
-        .args(args)
-        .env_remove("HERMES_TOOLS_CONFIG")
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
-        .output()
-        .expect("the example-tools binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
-}
-
 fn tool_names(definitions: &str) -> Vec<String> {
     let definitions: Value = serde_json::from_str(definitions).unwrap();
     definitions
@@ -92,7 +81,7 @@ fn tool_names(definitions: &str) -> Vec<String> {
 fn list_shows_the_servers_toolset_tools_and_state() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
-    let output = cli(&config, &["list"]);
+    let output = cli_with_config(&config, &["list"]);
     assert!(output.status.success(), "{output:?}");
     let text = stdout(&output);
     for name in ["mcp__time__convert_time", "mcp__time__get_current_time"] {
@@ -117,7 +106,7 @@ fn list_shows_the_servers_toolset_tools_and_state() {
 fn call_answers_through_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
-    let output = cli(
+    let output = cli_with_config(
         &config,
         &[
             "call",
@@ -141,7 +130,7 @@ fn a_disabled_server_is_neither_listed_nor_started() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
     for disable in ["time", "mcp-time"] {
-        let output = cli(&config, &["definitions", "--disable", disable]);
+        let output = cli_with_config(&config, &["definitions", "--disable", disable]);
         assert!(output.status.success(), "{output:?}");
         let names = tool_names(&stdout(&output));
         assert!(names.iter().any(|name| name == "read_file"), "{names:?}");
@@ -150,7 +139,7 @@ fn a_disabled_server_is_neither_listed_nor_started() {
             "{names:?}"
         );
     }
-    let output = cli(&config, &["definitions", "--toolsets", "files"]);
+    let output = cli_with_config(&config, &["definitions", "--toolsets", "files"]);
     assert_eq!(
         tool_names(&stdout(&output)),
         ["read_file", "search_files", "write_file"]
@@ -158,7 +147,7 @@ fn a_disabled_server_is_neither_listed_nor_started() {
     assert_eq!(started(dir.path()), 0, "the server was started");
 
     // The control: enabled, it is started and described.
-    let output = cli(&config, &["definitions", "--toolsets", "time"]);
+    let output = cli_with_config(&config, &["definitions", "--toolsets", "time"]);
     assert!(output.status.success(), "{output:?}");
     assert_eq!(
         tool_names(&stdout(&output)),
@@ -172,7 +161,7 @@ fn a_server_that_cannot_start_is_reported_and_the_others_go_on() {
     let dir = tempfile::tempdir().unwrap();
     let ghost = "[mcp_servers.ghost]\ncommand = \"/nonexistent/mcp-ghost\"\n";
     let config = time_config(dir.path(), ghost);
-    let output = cli(&config, &["list"]);
+    let output = cli_with_config(&config, &["list"]);
     assert!(output.status.success(), "{output:?}");
     let text = stdout(&output);
     assert!(text.contains("mcp__time__get_current_time"), "{text}");

@@ -1,8 +1,12 @@
 //! The shipped plugins end to end: the real `example-tools` binary with a config file enabling
 //! the command plugin `word_count` and the compiled plugin `fortune`; and `fortune` in process.
 
+mod common;
+
+use common::{cli_with_config, stdout};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use example_tools::fortune::{FORTUNES, observed_calls};
 use hermes_tools::config::PluginsConfig;
@@ -28,20 +32,6 @@ fn enabled(names: &str) -> String {
         "enabled = [{names}]\ndir = {:?}",
         plugins_dir().display().to_string()
     )
-}
-
-fn cli(config: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_example-tools"))
-        .arg("--config")
-        .arg(config)
-        .args(args)
-        .env_remove("HERMES_TOOLS_CONFIG")
-        .output()
-        .expect("the example-tools binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).expect("utf-8 output")
 }
 
 /// The block `plugins` prints for one plugin: its header line and the indented lines after.
@@ -72,7 +62,7 @@ fn block<'a>(listing: &'a str, header: &str) -> Vec<&'a str> {
 #[test]
 fn call_word_count_runs_the_command_plugin() {
     let (_dir, file) = config(&enabled(r#""word_count""#));
-    let output = cli(&file, &["call", "word_count", r#"{"text":"a b c"}"#]);
+    let output = cli_with_config(&file, &["call", "word_count", r#"{"text":"a b c"}"#]);
     assert!(output.status.success(), "{output:?}");
     assert_eq!(
         stdout(&output),
@@ -98,7 +88,7 @@ fn the_config_can_come_from_the_environment() {
 #[test]
 fn plugins_lists_what_each_loaded_plugin_added() {
     let (_dir, file) = config(&enabled(r#""word_count", "fortune""#));
-    let output = cli(&file, &["plugins"]);
+    let output = cli_with_config(&file, &["plugins"]);
     assert!(output.status.success(), "{output:?}");
     let text = stdout(&output);
     assert!(
@@ -132,8 +122,8 @@ fn plugins_lists_what_each_loaded_plugin_added() {
 fn list_and_call_see_plugin_tools() {
     let (_none, without) = config("");
     let (_dir, file) = config(&enabled(r#""word_count", "fortune""#));
-    let before = tool_count(&stdout(&cli(&without, &["list"])));
-    let list = stdout(&cli(&file, &["list"]));
+    let before = tool_count(&stdout(&cli_with_config(&without, &["list"])));
+    let list = stdout(&cli_with_config(&file, &["list"]));
     assert_eq!(tool_count(&list), before + 2, "{list}");
     let row = list_row(&list, "word_count").unwrap_or_else(|| panic!("word_count in {list}"));
     let columns: Vec<&str> = row.split_whitespace().collect();
@@ -144,7 +134,7 @@ fn list_and_call_see_plugin_tools() {
         "{row}"
     );
 
-    let output = cli(&file, &["call", "fortune", r#"{"seed": 11}"#]);
+    let output = cli_with_config(&file, &["call", "fortune", r#"{"seed": 11}"#]);
     assert!(output.status.success(), "{output:?}");
     let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(answer, json!({"fortune": FORTUNES[3], "index": 3}));
@@ -156,7 +146,7 @@ fn a_disabled_plugin_is_not_loaded() {
         "{}\ndisabled = [\"word_count\"]",
         enabled(r#""word_count""#)
     ));
-    let text = stdout(&cli(&file, &["plugins"]));
+    let text = stdout(&cli_with_config(&file, &["plugins"]));
     assert_eq!(
         block(&text, "word_count (command): disabled")[0],
         "word_count (command): disabled"
@@ -165,7 +155,7 @@ fn a_disabled_plugin_is_not_loaded() {
         text.contains("\nfortune (compiled): not enabled\n"),
         "{text}"
     );
-    let output = cli(&file, &["call", "word_count", r#"{"text":"a"}"#]);
+    let output = cli_with_config(&file, &["call", "word_count", r#"{"text":"a"}"#]);
     assert!(!output.status.success());
     assert!(stdout(&output).contains("Unknown tool"), "{output:?}");
 }
@@ -173,7 +163,7 @@ fn a_disabled_plugin_is_not_loaded() {
 #[test]
 fn plugins_not_enabled_are_listed_but_not_loaded() {
     let (_dir, file) = config(&format!("dir = {:?}", plugins_dir().display().to_string()));
-    let output = cli(&file, &["plugins"]);
+    let output = cli_with_config(&file, &["plugins"]);
     assert!(output.status.success());
     let text = stdout(&output);
     assert!(
@@ -188,7 +178,7 @@ fn plugins_not_enabled_are_listed_but_not_loaded() {
         text.contains("\nfortune (compiled): not enabled\n"),
         "{text}"
     );
-    let list = stdout(&cli(&file, &["list"]));
+    let list = stdout(&cli_with_config(&file, &["list"]));
     assert_eq!(list_row(&list, "word_count"), None, "{list}");
     assert_eq!(list_row(&list, "fortune"), None, "{list}");
 }
@@ -196,7 +186,7 @@ fn plugins_not_enabled_are_listed_but_not_loaded() {
 #[test]
 fn a_failed_plugin_is_listed_with_its_reason_and_fails_the_command() {
     let (_dir, file) = config(&enabled(r#""word_count", "ghost""#));
-    let output = cli(&file, &["plugins"]);
+    let output = cli_with_config(&file, &["plugins"]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
     assert!(
@@ -218,7 +208,7 @@ fn a_relative_plugins_dir_is_relative_to_the_config_file() {
     for name in ["plugin.toml", "count.py"] {
         std::fs::copy(plugins_dir().join("word_count").join(name), copy.join(name)).unwrap();
     }
-    let output = cli(&file, &["call", "word_count", r#"{"text":""}"#]);
+    let output = cli_with_config(&file, &["call", "word_count", r#"{"text":""}"#]);
     assert!(output.status.success(), "{output:?}");
     assert_eq!(
         stdout(&output),
@@ -229,7 +219,7 @@ fn a_relative_plugins_dir_is_relative_to_the_config_file() {
 #[test]
 fn a_bad_config_file_stops_the_command() {
     let (_dir, file) = config("enabeld = [\"word_count\"]");
-    let output = cli(&file, &["list"]);
+    let output = cli_with_config(&file, &["list"]);
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("hermes.toml"), "{stderr}");
