@@ -223,7 +223,7 @@ mod tests {
         let ctx = ToolContext::new().with_extension(AskUser::new(|_, choices| {
             Ok(format!("pick {}", choices[0]))
         }));
-        let answer = ToolRegistry::global().dispatch(
+        let answer = ToolRegistry::global().call_blocking(
             "clarify",
             r#"{"question":"q?","choices":["a","b","c","d"]}"#,
             &ctx,
@@ -233,14 +233,17 @@ mod tests {
             answer.to_value(),
             json!({"question": "q?", "choices_offered": ["a", "b", "c", "d"], "user_response": "pick a"})
         );
-        let open = ToolRegistry::global().dispatch("clarify", r#"{"question":"q?"}"#, &ctx);
+        let open = ToolRegistry::global().call_blocking("clarify", r#"{"question":"q?"}"#, &ctx);
         assert_eq!(open.to_value()["choices_offered"], json!(null));
     }
 
     #[test]
     fn dispatch_without_callback_is_hermes_error() {
-        let answer =
-            ToolRegistry::global().dispatch("clarify", r#"{"question":"q?"}"#, &ToolContext::new());
+        let answer = ToolRegistry::global().call_blocking(
+            "clarify",
+            r#"{"question":"q?"}"#,
+            &ToolContext::new(),
+        );
         assert!(answer.is_error());
         assert_eq!(
             answer.to_value(),

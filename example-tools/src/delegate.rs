@@ -6,7 +6,7 @@
 
 use futures_util::StreamExt;
 use futures_util::stream;
-use hermes_tools::{SchemaContext, SchemaOverride, ToolContext, ToolRegistry, config, tool};
+use hermes_tools::{Config, SchemaContext, SchemaOverride, ToolContext, ToolRegistry, tool};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -24,9 +24,9 @@ pub struct DelegatedCall {
     pub arguments: serde_json::Map<String, Value>,
 }
 
-/// The concurrency limit in force: the config's, at least 1.
-pub fn max_concurrency() -> usize {
-    config::current()
+/// The concurrency limit `config` sets, at least 1.
+pub fn max_concurrency(config: &Config) -> usize {
+    config
         .tool_setting::<usize>("delegate_task", "max_concurrency")
         .unwrap_or(DEFAULT_MAX_CONCURRENCY)
         .max(1)
@@ -45,16 +45,15 @@ pub fn max_concurrency() -> usize {
     dynamic_schema = describe_limit
 )]
 pub async fn delegate_task(calls: Vec<DelegatedCall>, ctx: &ToolContext) -> Vec<Value> {
-    let limit = max_concurrency();
+    // The registry running this call (called as a plain function: the global one).
+    let registry = ctx.registry().unwrap_or_else(ToolRegistry::global);
+    let limit = max_concurrency(&registry.config());
     stream::iter(calls)
         .map(|call| {
-            let ctx = ctx.clone();
+            let (ctx, registry) = (ctx.clone(), registry.clone());
             async move {
                 let arguments = Value::Object(call.arguments).to_string();
-                ToolRegistry::global()
-                    .handle_function_call_async(&call.tool, &arguments, &ctx)
-                    .await
-                    .to_value()
+                registry.call(&call.tool, &arguments, &ctx).await.to_value()
             }
         })
         .buffered(limit)
@@ -62,12 +61,12 @@ pub async fn delegate_task(calls: Vec<DelegatedCall>, ctx: &ToolContext) -> Vec<
         .await
 }
 
-fn describe_limit(_: &SchemaContext<'_>) -> SchemaOverride {
+fn describe_limit(context: &SchemaContext<'_>) -> SchemaOverride {
     SchemaOverride {
         description: Some(format!(
             "{}\n\nAt most {} calls run at the same time; the rest wait their turn.",
             DELEGATE_TASK_TOOL.description,
-            max_concurrency()
+            max_concurrency(context.config())
         )),
         parameters: None,
     }
@@ -75,15 +74,14 @@ fn describe_limit(_: &SchemaContext<'_>) -> SchemaOverride {
 
 #[cfg(test)]
 mod tests {
-    use hermes_tools::definitions::DefinitionsRequest;
-    use hermes_tools::pipeline::CallOptions;
+    use hermes_tools::{CallOptions, DefinitionsRequest};
     use serde_json::json;
 
     use super::*;
 
-    fn description() -> String {
+    fn description(registry: &ToolRegistry) -> String {
         let request = DefinitionsRequest::all().enable(["delegation"]);
-        let definitions = ToolRegistry::global().definitions(&request).unwrap();
+        let definitions = registry.definitions(&request).unwrap();
         definitions[0]["function"]["description"]
             .as_str()
             .unwrap()
@@ -91,36 +89,37 @@ mod tests {
     }
 
     #[test]
-    fn the_description_follows_the_configured_limit() {
-        // The only test in this crate that installs a config.
+    fn the_description_follows_the_configured_limit_of_its_registry() {
+        let registry = ToolRegistry::linked();
+        let other = ToolRegistry::linked();
         assert!(
-            description()
+            description(&registry)
                 .ends_with("At most 3 calls run at the same time; the rest wait their turn.")
         );
-        let config =
-            config::Config::from_toml_str("[tools.delegate_task]\nmax_concurrency = 5\n").unwrap();
-        config::install(config);
+        let config = Config::from_toml_str("[tools.delegate_task]\nmax_concurrency = 5\n").unwrap();
+        registry.set_config(config);
         assert!(
-            description()
+            description(&registry)
                 .ends_with("At most 5 calls run at the same time; the rest wait their turn.")
         );
-        assert_eq!(max_concurrency(), 5);
-        config::install(config::Config::default());
+        assert_eq!(max_concurrency(&registry.config()), 5);
+        assert!(
+            description(&other)
+                .ends_with("At most 3 calls run at the same time; the rest wait their turn."),
+            "another registry keeps its own config"
+        );
     }
 
     #[test]
-    fn calls_run_through_the_pipeline_in_order() {
-        let options = CallOptions {
-            from_agent_loop: true,
-            ..CallOptions::default()
-        };
+    fn calls_run_through_the_pipeline_of_the_calling_registry_in_order() {
+        let options = CallOptions::new().from_agent_loop();
         let args = json!({"calls": [
             {"tool": "todo", "arguments": {}},
             {"tool": "nope", "arguments": {}},
             {"tool": "delegate_task", "arguments": {"calls": []}}
         ]})
         .to_string();
-        let answer = ToolRegistry::global().handle_function_call_with(
+        let answer = ToolRegistry::global().call_blocking_with(
             "delegate_task",
             &args,
             &ToolContext::new().with_session_id("delegate-test"),

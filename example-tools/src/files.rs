@@ -146,12 +146,13 @@ pub struct FileContent {
 /// # Arguments
 /// * `path` - The file to read, relative to the workspace root (or absolute inside it).
 /// * `offset` - The first line to read, counting from 1.
-/// * `limit` - How many lines to read (at most 2000).
+/// * `limit` - How many lines to read (at most 2000; more is read as 2000).
 #[tool(toolset = "files", emoji = "📖", max_result_chars = 100_000, read_only)]
 pub fn read_file(
     path: String,
     #[arg(default = 1, minimum = 1)] offset: usize,
-    #[arg(default = 500, minimum = 1, maximum = 2000)] limit: usize,
+    // A comfort bound, not a correctness one: small models ask for 5000 lines; clamp and say so.
+    #[arg(default = 500, minimum = 1, maximum = 2000, clamp)] limit: usize,
     workspace: &Workspace,
 ) -> Result<FileContent, FileError> {
     // Clamped again here: direct callers skip the schema, and Hermes clamps too.
@@ -690,7 +691,7 @@ mod tests {
                 "{path}"
             );
             let args = json!({"path": path}).to_string();
-            let answer = ToolRegistry::global().dispatch("read_file", &args, &ctx);
+            let answer = ToolRegistry::global().call_blocking("read_file", &args, &ctx);
             assert!(answer.is_error());
             let text = answer.to_value()["error"].as_str().unwrap().to_owned();
             assert!(text.starts_with("[TOOL_ERROR] Access denied: "), "{text}");
@@ -747,19 +748,19 @@ mod tests {
     fn dispatch_reads_and_writes() {
         let (_dir, _ws, ctx) = setup();
         let registry = ToolRegistry::global();
-        let written = registry.dispatch(
+        let written = registry.call_blocking(
             "write_file",
             r#"{"path":"n.txt","content":"one\ntwo\nthree\n"}"#,
             &ctx,
         );
         assert_eq!(written.to_value()["bytes_written"], 14);
         assert_eq!(written.to_value()["path"], "n.txt");
-        let read = registry.dispatch("read_file", r#"{"path":"n.txt","offset":2}"#, &ctx);
+        let read = registry.call_blocking("read_file", r#"{"path":"n.txt","offset":2}"#, &ctx);
         assert_eq!(
             read.to_value(),
             json!({"content": "2|two\n3|three", "total_lines": 3, "file_size": 14, "truncated": false})
         );
-        let paged = registry.dispatch("read_file", r#"{"path":"n.txt","limit":1}"#, &ctx);
+        let paged = registry.call_blocking("read_file", r#"{"path":"n.txt","limit":1}"#, &ctx);
         assert_eq!(
             paged.to_value()["hint"],
             "Use offset=2 to continue reading (showing 1-1 of 3 lines)"
@@ -770,15 +771,18 @@ mod tests {
     fn dispatch_repairs_limit_given_as_string() {
         let (dir, _ws, ctx) = setup();
         fs::write(dir.path().join("f.txt"), numbered(10)).unwrap();
-        let answer =
-            ToolRegistry::global().dispatch("read_file", r#"{"path":"f.txt","limit":"3"}"#, &ctx);
+        let answer = ToolRegistry::global().call_blocking(
+            "read_file",
+            r#"{"path":"f.txt","limit":"3"}"#,
+            &ctx,
+        );
         assert!(!answer.is_error(), "{answer}");
         assert_eq!(answer.to_value()["content"], "1|line 1\n2|line 2\n3|line 3");
     }
 
     #[test]
     fn dispatch_without_workspace_is_an_error_and_touches_nothing() {
-        let answer = ToolRegistry::global().dispatch(
+        let answer = ToolRegistry::global().call_blocking(
             "write_file",
             r#"{"path":"should-not-exist.txt","content":"x"}"#,
             &ToolContext::new(),

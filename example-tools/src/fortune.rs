@@ -14,14 +14,15 @@
 //! let registry = ToolRegistry::new();
 //! let mut plugins = PluginManager::new(&registry);
 //! plugins.load(&PluginsConfig { enabled: vec!["fortune".into()], ..Default::default() });
-//! let answer = registry.dispatch("fortune", r#"{"seed": 9}"#, &ToolContext::new());
+//! let answer = registry.call_blocking("fortune", r#"{"seed": 9}"#, &ToolContext::new());
 //! assert_eq!(answer.to_value()["fortune"], example_tools::fortune::FORTUNES[1]);
 //! ```
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use hermes_tools::{PluginContext, plugin};
+use hermes_tools::plugin;
+use hermes_tools::plugins::PluginContext;
 use serde_json::json;
 
 /// The fortunes, in the order the tool tells them.
@@ -37,7 +38,7 @@ pub const FORTUNES: [&str; 8] = [
 ];
 
 /// Calls of `fortune` the hook has seen through the call pipeline, in every load in this
-/// process (`dispatch` runs no hooks, so it does not count).
+/// process (`dispatch_unguarded` runs no hooks, so it does not count).
 static OBSERVED: AtomicU64 = AtomicU64::new(0);
 
 /// How many `fortune` calls the plugin's post-call hook has seen.

@@ -34,8 +34,8 @@
 //! std::fs::create_dir_all(&dir).unwrap();
 //! let ctx = ToolContext::new().with_extension(Workspace::new(&dir));
 //! let registry = ToolRegistry::global();
-//! registry.dispatch("write_file", r#"{"path": "hello.txt", "content": "hi\n"}"#, &ctx);
-//! let answer = registry.dispatch("read_file", r#"{"path": "hello.txt"}"#, &ctx);
+//! registry.call_blocking("write_file", r#"{"path": "hello.txt", "content": "hi\n"}"#, &ctx);
+//! let answer = registry.call_blocking("read_file", r#"{"path": "hello.txt"}"#, &ctx);
 //! assert_eq!(answer.to_value()["content"], "1|hi");
 //! # std::fs::remove_dir_all(&dir).unwrap();
 //! ```

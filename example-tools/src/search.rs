@@ -89,7 +89,8 @@ pub struct SearchResults {
 /// * `path` - Directory or file to search, relative to the workspace root.
 /// * `file_glob` - Only search files whose names match this glob, such as '*.rs'.
 /// * `limit` - Most matches to return.
-#[tool(toolset = "files", emoji = "🔎", read_only)]
+// `blocking`: a walk of a large tree may take long; it gets a thread and a real timeout.
+#[tool(toolset = "files", emoji = "🔎", read_only, blocking)]
 pub fn search_files(
     pattern: String,
     #[arg(default = ".")] path: String,
@@ -323,7 +324,7 @@ mod tests {
         let (_dir, ws) = setup();
         let ctx = ToolContext::new().with_extension(ws);
         let answer =
-            ToolRegistry::global().dispatch("search_files", r#"{"pattern":"alpha"}"#, &ctx);
+            ToolRegistry::global().call_blocking("search_files", r#"{"pattern":"alpha"}"#, &ctx);
         assert_eq!(
             answer.to_value(),
             json!({
@@ -332,7 +333,7 @@ mod tests {
                 "truncated": false,
             })
         );
-        let bad = ToolRegistry::global().dispatch("search_files", r#"{"pattern":"("}"#, &ctx);
+        let bad = ToolRegistry::global().call_blocking("search_files", r#"{"pattern":"("}"#, &ctx);
         assert!(bad.is_error());
         assert_eq!(
             bad.to_value()["error"],
@@ -340,7 +341,7 @@ mod tests {
              Fix the pattern (Rust regex syntax: no look-around or backreferences; escape literal \
              characters such as `(` and `.`) and search again."
         );
-        let missing = ToolRegistry::global().dispatch(
+        let missing = ToolRegistry::global().call_blocking(
             "search_files",
             r#"{"pattern":"x"}"#,
             &ToolContext::new(),

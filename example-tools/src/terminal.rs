@@ -18,7 +18,7 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use hermes_tools::sanitize::redact;
+use hermes_tools::redact;
 use hermes_tools::{SchemaContext, SchemaOverride, tool};
 use regex::Regex;
 use serde::Serialize;
@@ -544,13 +544,16 @@ mod tests {
     fn dispatch_from_sync_code() {
         let (_dir, ws) = workspace();
         let ctx = ToolContext::new().with_extension(ws);
-        let answer =
-            ToolRegistry::global().dispatch("terminal", r#"{"command":"printf hi; exit 2"}"#, &ctx);
+        let answer = ToolRegistry::global().call_blocking(
+            "terminal",
+            r#"{"command":"printf hi; exit 2"}"#,
+            &ctx,
+        );
         assert_eq!(
             answer.to_value(),
             json!({"output": "hi", "exit_code": 2, "error": null})
         );
-        let timed_out = ToolRegistry::global().dispatch(
+        let timed_out = ToolRegistry::global().call_blocking(
             "terminal",
             r#"{"command":"sleep 5","timeout":1}"#,
             &ctx,
@@ -565,10 +568,10 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn dispatch_async_and_missing_workspace() {
+    async fn async_call_and_missing_workspace() {
         let registry = ToolRegistry::global();
         let missing = registry
-            .dispatch_async("terminal", r#"{"command":"echo hi"}"#, &ToolContext::new())
+            .call("terminal", r#"{"command":"echo hi"}"#, &ToolContext::new())
             .await;
         assert_eq!(
             missing.to_value()["error"],
@@ -579,7 +582,7 @@ mod tests {
         let (_dir, ws) = workspace();
         let ctx = ToolContext::new().with_extension(ws);
         let answer = registry
-            .dispatch_async("terminal", r#"{"command":"echo hi"}"#, &ctx)
+            .call("terminal", r#"{"command":"echo hi"}"#, &ctx)
             .await;
         assert_eq!(
             answer.to_value(),
@@ -592,7 +595,7 @@ mod tests {
         assert!(shell_available());
         let tool = ToolRegistry::global().get("terminal").unwrap();
         assert_eq!((tool.toolset(), tool.emoji()), ("terminal", "💻"));
-        assert!(tool.handler().is_async());
+        assert!(tool.is_async());
         assert!(tool.check().is_some_and(|check| check()));
         let props = &tool.parameters()["properties"];
         assert_eq!(props["timeout"]["default"], 180);

@@ -93,7 +93,7 @@ impl JsonSchema for TodoUpdate {
         json_schema!({
             "type": "object",
             "properties": {
-                "id": {"type": "string", "description": "Unique item identifier"},
+                "id": {"type": ["string", "integer"], "description": "Unique item identifier (a number is read as its text)"},
                 "content": {"type": "string", "description": "Task description (required for a new item)"},
                 "status": {
                     "type": "string",
@@ -356,7 +356,7 @@ pub fn todo(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hermes_tools::ToolRegistry;
+    use hermes_tools::{CallOptions, ToolRegistry};
     use serde_json::json;
 
     fn updates(value: Value) -> Vec<TodoUpdate> {
@@ -568,10 +568,13 @@ mod tests {
             .with_session_id("s1")
             .with_extension(TodoStore::new());
         let registry = ToolRegistry::global();
-        let first = registry.dispatch(
+        // `todo` is the agent loop's own tool: only the loop may call it.
+        let agent_loop = CallOptions::new().from_agent_loop();
+        let first = registry.call_blocking_with(
             "todo",
             r#"{"todos":[{"id":"1","content":"plan","status":"in_progress"},{"id":"2","content":"build"}]}"#,
             &ctx,
+            &agent_loop,
         );
         assert_eq!(
             first.to_value(),
@@ -583,14 +586,15 @@ mod tests {
                 "summary": {"total": 2, "pending": 1, "in_progress": 1, "completed": 0, "cancelled": 0},
             })
         );
-        let merged = registry.dispatch(
+        let merged = registry.call_blocking_with(
             "todo",
             r#"{"todos":[{"id":1,"status":"completed"}],"merge":true}"#,
             &ctx,
+            &agent_loop,
         );
         assert_eq!(merged.to_value()["todos"][0]["status"], "completed");
         assert_eq!(merged.to_value()["summary"]["completed"], 1);
-        let read = registry.dispatch("todo", "{}", &ctx);
+        let read = registry.call_blocking_with("todo", "{}", &ctx, &agent_loop);
         assert_eq!(read, merged);
     }
 
@@ -598,12 +602,18 @@ mod tests {
     fn dispatch_without_store_uses_the_process_wide_one() {
         let ctx = ToolContext::new().with_session_id("todo-global-test");
         let registry = ToolRegistry::global();
-        registry.dispatch("todo", r#"{"todos":[{"id":"g","content":"global"}]}"#, &ctx);
+        let agent_loop = CallOptions::new().from_agent_loop();
+        registry.call_blocking_with(
+            "todo",
+            r#"{"todos":[{"id":"g","content":"global"}]}"#,
+            &ctx,
+            &agent_loop,
+        );
         assert_eq!(
             TodoStore::global().read("todo-global-test")[0].content,
             "global"
         );
-        let read = registry.dispatch("todo", "", &ctx);
+        let read = registry.call_blocking_with("todo", "", &ctx, &agent_loop);
         assert_eq!(read.to_value()["todos"][0]["id"], "g");
     }
 
@@ -616,7 +626,7 @@ mod tests {
             json!({
                 "type": "object",
                 "properties": {
-                    "id": {"type": "string", "description": "Unique item identifier"},
+                    "id": {"type": ["string", "integer"], "description": "Unique item identifier (a number is read as its text)"},
                     "content": {"type": "string", "description": "Task description (required for a new item)"},
                     "status": {
                         "type": "string",

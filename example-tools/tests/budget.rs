@@ -2,7 +2,7 @@
 //! spilled to a file, and that file read back page by page with the real `read_file` tool.
 
 use example_tools::Workspace;
-use hermes_tools::{ToolContext, ToolRegistry, config, tool};
+use hermes_tools::{Config, ToolContext, ToolRegistry, tool};
 use serde_json::{Value, json};
 
 /// Print four hundred numbered lines, far more than its budget.
@@ -14,15 +14,15 @@ fn noisy() -> Value {
 
 #[test]
 fn a_spilled_answer_is_paged_back_with_read_file() {
-    // This binary's only test: it installs a config with a spill directory.
+    // A registry of its own, configured with a spill directory.
     let spill = tempfile::tempdir().unwrap();
-    config::install(config::Config {
+    let registry = ToolRegistry::linked();
+    registry.set_config(Config {
         spill_dir: Some(spill.path().to_owned()),
-        ..config::Config::default()
+        ..Config::default()
     });
 
-    let registry = ToolRegistry::global();
-    let answer = registry.handle_function_call("noisy", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("noisy", "{}", &ToolContext::new());
     assert!(
         answer.as_str().chars().count() <= 2000,
         "within the tool's budget"
@@ -50,7 +50,7 @@ fn a_spilled_answer_is_paged_back_with_read_file() {
     let name = file.file_name().unwrap().to_str().unwrap();
     let read = |offset: u64, limit: u64| -> Vec<String> {
         let args = json!({"path": name, "offset": offset, "limit": limit}).to_string();
-        let page = registry.dispatch("read_file", &args, &ctx).to_value();
+        let page = registry.call_blocking("read_file", &args, &ctx).to_value();
         page["content"]
             .as_str()
             .unwrap_or_else(|| panic!("{page}"))

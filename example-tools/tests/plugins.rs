@@ -244,9 +244,9 @@ fn fortune_loads_only_when_enabled_and_counts_calls_through_the_pipeline() {
     assert_eq!(plugins.get("fortune").unwrap().status, PluginStatus::Loaded);
     let ctx = ToolContext::new();
     let before = observed_calls();
-    let first = registry.handle_function_call("fortune", "{}", &ctx);
-    let second = registry.handle_function_call("fortune", "{}", &ctx);
-    let seeded = registry.handle_function_call("fortune", r#"{"seed": 5}"#, &ctx);
+    let first = registry.call_blocking("fortune", "{}", &ctx);
+    let second = registry.call_blocking("fortune", "{}", &ctx);
+    let seeded = registry.call_blocking("fortune", r#"{"seed": 5}"#, &ctx);
     assert_eq!(
         first.to_value(),
         json!({"fortune": FORTUNES[0], "index": 0})

@@ -3,9 +3,49 @@
 //! Parsing only records what was written, with spans; the rules that relate keys to each
 //! other or to the function live in [`crate::check`] and [`crate::model`].
 
+use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::parse::{ParseStream, Parser};
 use syn::{Attribute, Expr, LitBool, LitInt, LitStr, Path, Token, bracketed};
+
+use crate::check::Ctxt;
+
+/// A flag key (`read_only`, `read_only = true`), with where it was written.
+#[derive(Clone, Copy, Default)]
+pub struct Flag {
+    /// The key's span, when it was written (even as `= false`).
+    pub span: Option<Span>,
+    pub value: bool,
+}
+
+impl Flag {
+    fn set(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        once(meta, self.span.is_some())?;
+        self.value = flag(meta)?;
+        self.span = Some(span_of(&meta.path));
+        Ok(())
+    }
+
+    /// Where the flag was written, when it is set.
+    pub fn set_at(&self) -> Option<Span> {
+        self.span.filter(|_| self.value)
+    }
+}
+
+/// The keys written in an attribute, whether or not their values parsed: a key whose value
+/// was refused is reported once, not again as "missing".
+#[derive(Default)]
+struct Written {
+    keys: Vec<String>,
+    /// Parsing stopped at a syntax error: any key may have followed.
+    incomplete: bool,
+}
+
+impl Written {
+    fn maybe(&self, key: &str) -> bool {
+        self.incomplete || self.keys.iter().any(|k| k == key)
+    }
+}
 
 /// The keys of `#[tool(...)]`, as written.
 #[derive(Default)]
@@ -17,59 +57,64 @@ pub struct ToolAttr {
     pub requires_env: Vec<LitStr>,
     pub max_result_chars: Option<LitInt>,
     pub dynamic_schema: Option<Path>,
-    pub overrides: bool,
+    pub overrides: Flag,
     pub timeout_secs: Option<LitInt>,
-    pub needs_approval: bool,
-    pub read_only: bool,
-    pub destructive: bool,
-    pub unlisted: bool,
+    pub needs_approval: Flag,
+    pub blocking: Flag,
+    pub read_only: Flag,
+    pub destructive: Flag,
+    pub unlisted: Flag,
     pub krate: Option<Path>,
     pub description: Option<LitStr>,
+    written: Written,
 }
 
 const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
-                         dynamic_schema, overrides, timeout_secs, needs_approval, read_only, destructive, unlisted, \
-                         crate, description";
+                         dynamic_schema, overrides, timeout_secs, needs_approval, blocking, \
+                         read_only, destructive, unlisted, crate, description";
 
 impl ToolAttr {
-    /// Parses the attribute's arguments, reporting every bad key, not just the first.
-    pub fn parse(tokens: proc_macro2::TokenStream) -> syn::Result<ToolAttr> {
+    /// Parses the attribute's arguments, reporting every bad key to `cx`, not just the first,
+    /// and keeping every good one.
+    pub fn parse(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
-        let mut errors: Option<syn::Error> = None;
-        syn::meta::parser(|meta| {
+        let parsed = syn::meta::parser(|meta| {
+            attr.written.keys.push(path_text(&meta.path));
             if let Err(err) = attr.key(&meta) {
-                combine(&mut errors, err);
+                cx.syn_error(err);
                 skip_value(&meta)?;
             }
             Ok(())
         })
-        .parse2(tokens)?;
-        errors.map_or(Ok(attr), Err)
+        .parse2(tokens);
+        if let Err(err) = parsed {
+            cx.syn_error(err);
+            attr.written.incomplete = true;
+        }
+        attr
+    }
+
+    /// Whether `key` was written, or may have been (after a syntax error).
+    pub fn maybe_written(&self, key: &str) -> bool {
+        self.written.maybe(key)
     }
 
     fn key(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let path = &meta.path;
-        let once = |taken: bool| {
-            if taken {
-                Err(meta.error("this key is given twice"))
-            } else {
-                Ok(())
-            }
-        };
         if path.is_ident("toolset") {
-            once(self.toolset.is_some())?;
+            once(meta, self.toolset.is_some())?;
             self.toolset = Some(meta.value()?.parse()?);
         } else if path.is_ident("emoji") {
-            once(self.emoji.is_some())?;
+            once(meta, self.emoji.is_some())?;
             self.emoji = Some(meta.value()?.parse()?);
         } else if path.is_ident("check") {
-            once(self.check.is_some())?;
+            once(meta, self.check.is_some())?;
             self.check = Some(meta.value()?.parse()?);
         } else if path.is_ident("name") {
-            once(self.name.is_some())?;
+            once(meta, self.name.is_some())?;
             self.name = Some(meta.value()?.parse()?);
         } else if path.is_ident("requires_env") {
-            once(!self.requires_env.is_empty())?;
+            once(meta, !self.requires_env.is_empty())?;
             let value = meta.value()?;
             let content;
             bracketed!(content in value);
@@ -78,34 +123,31 @@ impl ToolAttr {
                 .into_iter()
                 .collect();
         } else if path.is_ident("max_result_chars") {
-            once(self.max_result_chars.is_some())?;
+            once(meta, self.max_result_chars.is_some())?;
             self.max_result_chars = Some(meta.value()?.parse()?);
         } else if path.is_ident("dynamic_schema") {
-            once(self.dynamic_schema.is_some())?;
+            once(meta, self.dynamic_schema.is_some())?;
             self.dynamic_schema = Some(meta.value()?.parse()?);
         } else if path.is_ident("overrides") {
-            once(self.overrides)?;
-            self.overrides = flag(meta)?;
+            self.overrides.set(meta)?;
         } else if path.is_ident("timeout_secs") {
-            once(self.timeout_secs.is_some())?;
+            once(meta, self.timeout_secs.is_some())?;
             self.timeout_secs = Some(meta.value()?.parse()?);
         } else if path.is_ident("needs_approval") {
-            once(self.needs_approval)?;
-            self.needs_approval = flag(meta)?;
+            self.needs_approval.set(meta)?;
+        } else if path.is_ident("blocking") {
+            self.blocking.set(meta)?;
         } else if path.is_ident("read_only") {
-            once(self.read_only)?;
-            self.read_only = flag(meta)?;
+            self.read_only.set(meta)?;
         } else if path.is_ident("destructive") {
-            once(self.destructive)?;
-            self.destructive = flag(meta)?;
+            self.destructive.set(meta)?;
         } else if path.is_ident("unlisted") {
-            once(self.unlisted)?;
-            self.unlisted = flag(meta)?;
+            self.unlisted.set(meta)?;
         } else if path.is_ident("crate") {
-            once(self.krate.is_some())?;
+            once(meta, self.krate.is_some())?;
             self.krate = Some(meta.value()?.parse()?);
         } else if path.is_ident("description") {
-            once(self.description.is_some())?;
+            once(meta, self.description.is_some())?;
             self.description = Some(meta.value()?.parse()?);
         } else {
             return Err(meta.error(format!(
@@ -126,42 +168,48 @@ pub struct ArgAttr {
     pub min_length: Option<LitInt>,
     pub minimum: Option<Expr>,
     pub maximum: Option<Expr>,
+    pub clamp: Flag,
     pub pattern: Option<LitStr>,
     pub default: Option<Expr>,
     pub rename: Option<LitStr>,
     pub description: Option<LitStr>,
+    written: Written,
 }
 
 const ARG_KEYS: &str = "max_items, min_items, max_length, min_length, minimum, maximum, \
-                        pattern, default, rename, description";
+                        clamp, pattern, default, rename, description";
 
 impl ArgAttr {
-    /// Parses every `#[arg(...)]` in `attrs` into one, collecting every error.
-    pub fn from_attrs(attrs: &[Attribute]) -> syn::Result<ArgAttr> {
+    /// Parses every `#[arg(...)]` in `attrs` into one, reporting every error to `cx`.
+    pub fn from_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ArgAttr {
         let mut arg = ArgAttr::default();
-        let mut errors: Option<syn::Error> = None;
         for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
             let parsed = attr.parse_nested_meta(|meta| {
+                arg.written.keys.push(path_text(&meta.path));
                 if let Err(err) = arg.key(&meta) {
-                    combine(&mut errors, err);
+                    cx.syn_error(err);
                     skip_value(&meta)?;
                 }
                 Ok(())
             });
             if let Err(err) = parsed {
-                combine(&mut errors, err);
+                cx.syn_error(err);
+                arg.written.incomplete = true;
             }
         }
-        errors.map_or(Ok(arg), Err)
+        arg
+    }
+
+    /// Whether `key` was written, or may have been (after a syntax error).
+    pub fn maybe_written(&self, key: &str) -> bool {
+        self.written.maybe(key)
     }
 
     fn key(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
         let path = &meta.path;
         macro_rules! set {
             ($field:ident) => {{
-                if self.$field.is_some() {
-                    return Err(meta.error("this key is given twice"));
-                }
+                once(meta, self.$field.is_some())?;
                 self.$field = Some(meta.value()?.parse()?);
             }};
         }
@@ -177,6 +225,8 @@ impl ArgAttr {
             set!(minimum)
         } else if path.is_ident("maximum") {
             set!(maximum)
+        } else if path.is_ident("clamp") {
+            self.clamp.set(meta)?;
         } else if path.is_ident("pattern") {
             set!(pattern)
         } else if path.is_ident("default") {
@@ -223,13 +273,18 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-pub fn combine(errors: &mut Option<syn::Error>, err: syn::Error) {
-    match errors {
-        Some(existing) => existing.combine(err),
-        None => *errors = Some(err),
+fn once(meta: &ParseNestedMeta<'_>, taken: bool) -> syn::Result<()> {
+    if taken {
+        Err(meta.error("this key is given twice"))
+    } else {
+        Ok(())
     }
 }
 
-fn path_text(path: &Path) -> String {
+fn span_of(path: &Path) -> Span {
+    syn::spanned::Spanned::span(path)
+}
+
+pub fn path_text(path: &Path) -> String {
     quote::quote!(#path).to_string().replace(' ', "")
 }

@@ -1,8 +1,84 @@
 //! Compile-time rules on attribute values: each returns an error spanned at the value at fault.
+//! Also the error accumulator every stage reports into ([`Ctxt`]), and the rule that decides
+//! whether a tool's arguments are validated even when they deserialize ([`serde_judges_as_schema`]).
+
+use std::cell::RefCell;
+use std::fmt::Display;
+use std::thread;
 
 use proc_macro2::Span;
-use syn::{LitInt, LitStr};
+use quote::ToTokens;
+use syn::{GenericArgument, LitInt, LitStr, PathArguments, Type};
 use unicode_segmentation::UnicodeSegmentation;
+
+/// The errors of one expansion, collected across attribute parsing, the model and the checks
+/// so that they are all reported together (serde_derive's `Ctxt`): a user fixing the first
+/// error should not discover the next one only on the next build.
+///
+/// Shared by reference (the errors sit in a `RefCell`), so closures and helpers can report
+/// while the caller holds other borrows. It must be consumed with [`Ctxt::check`]: dropping it
+/// unchecked is a bug in the macro and panics, as serde_derive's does.
+pub struct Ctxt {
+    errors: RefCell<Option<Vec<syn::Error>>>,
+}
+
+impl Ctxt {
+    pub fn new() -> Self {
+        Ctxt {
+            errors: RefCell::new(Some(Vec::new())),
+        }
+    }
+
+    /// Reports `message` spanned at `tokens`.
+    pub fn error_spanned_by(&self, tokens: impl ToTokens, message: impl Display) {
+        self.syn_error(syn::Error::new_spanned(tokens.into_token_stream(), message));
+    }
+
+    /// Reports `message` at `span`.
+    pub fn error_at(&self, span: Span, message: impl Display) {
+        self.syn_error(syn::Error::new(span, message));
+    }
+
+    /// Reports an error built elsewhere (it may already hold several).
+    pub fn syn_error(&self, err: syn::Error) {
+        self.errors
+            .borrow_mut()
+            .as_mut()
+            .expect("Ctxt used after check")
+            .push(err);
+    }
+
+    /// The value of `result`, reporting its error.
+    pub fn ok<T>(&self, result: syn::Result<T>) -> Option<T> {
+        result.map_err(|err| self.syn_error(err)).ok()
+    }
+
+    /// Every reported error, combined into one.
+    pub fn check(self) -> syn::Result<()> {
+        let errors = self.errors.borrow_mut().take().expect("Ctxt checked twice");
+        errors
+            .into_iter()
+            .reduce(|mut all, err| {
+                all.combine(err);
+                all
+            })
+            .map_or(Ok(()), Err)
+    }
+}
+
+impl Default for Ctxt {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for Ctxt {
+    fn drop(&mut self) {
+        if !thread::panicking() && self.errors.borrow().is_some() {
+            panic!("forgot to check for errors");
+        }
+    }
+}
 
 /// The rule every provider applies to tool names: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn tool_name(name: &str, span: Span) -> syn::Result<()> {
@@ -86,9 +162,160 @@ pub fn timeout_secs(lit: &LitInt) -> syn::Result<u64> {
     }
 }
 
+/// Whether serde judges a value of `ty` exactly as the schema schemars derives for it does:
+/// every value the schema accepts deserializes, and every value it refuses fails to.
+///
+/// Why it matters: dispatch has a fast path that deserializes the arguments and calls the tool
+/// without looking at the schema, and a slow path (after a failure) that coerces and validates
+/// against the schema. If the type could accept what its schema refuses (a user type with a
+/// custom `Deserialize`, `#[serde(untagged)]`, a newtype that parses anything, a `HashSet`
+/// whose schema says `uniqueItems`...), the same arguments would be accepted on one path and
+/// refused on the other. For such a type the macro sets `ToolDecl::validate`, and the runtime
+/// validates every call against the schema, so no two paths judge the same arguments
+/// differently. (Keywords added by `#[arg]` — `maximum`, `pattern`... — are found in the
+/// schema by the runtime itself.)
+///
+/// Known: `String`, `bool`, `char`, the integer and float primitives, `PathBuf`,
+/// `serde_json::Value`, and, recursively, `Option`, `Vec`, `Box`, and `HashMap`/`BTreeMap`
+/// with `String` keys. Recognised by name, written bare or by their std path; anything else,
+/// `#[args]` structs included, is not known.
+pub fn serde_judges_as_schema(ty: &Type) -> bool {
+    let path = match ty {
+        Type::Paren(inner) => return serde_judges_as_schema(&inner.elem),
+        Type::Group(inner) => return serde_judges_as_schema(&inner.elem),
+        Type::Path(path) if path.qself.is_none() => &path.path,
+        _ => return false,
+    };
+    let segments: Vec<_> = path.segments.iter().collect();
+    let Some((last, prefix)) = segments.split_last() else {
+        return false;
+    };
+    if prefix
+        .iter()
+        .any(|segment| !matches!(segment.arguments, PathArguments::None))
+    {
+        return false;
+    }
+    let prefix: Vec<String> = prefix.iter().map(|s| s.ident.to_string()).collect();
+    let name = last.ident.to_string();
+    if !known_prefix(&name, &prefix.join("::")) {
+        return false;
+    }
+    let types: Vec<&Type> = match &last.arguments {
+        PathArguments::None => Vec::new(),
+        PathArguments::AngleBracketed(args) => {
+            let mut types = Vec::new();
+            for arg in &args.args {
+                match arg {
+                    GenericArgument::Type(ty) => types.push(ty),
+                    _ => return false,
+                }
+            }
+            types
+        }
+        PathArguments::Parenthesized(_) => return false,
+    };
+    match (name.as_str(), types.as_slice()) {
+        ("Option" | "Vec" | "Box", [inner]) => serde_judges_as_schema(inner),
+        ("HashMap" | "BTreeMap", [key, value]) => is_string(key) && serde_judges_as_schema(value),
+        (name, []) => LEAVES.contains(&name),
+        _ => false,
+    }
+}
+
+const LEAVES: &[&str] = &[
+    "String", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+    "u64", "u128", "usize", "f32", "f64", "PathBuf", "Value",
+];
+
+/// Whether `prefix` (the path before `name`, `""` when bare) is where `name` is known to live.
+fn known_prefix(name: &str, prefix: &str) -> bool {
+    if prefix.is_empty() {
+        return true;
+    }
+    let homes: &[&str] = match name {
+        "String" => &["std::string", "alloc::string"],
+        "PathBuf" => &["std::path"],
+        "Value" => &["serde_json"],
+        "Option" => &["std::option", "core::option"],
+        "Vec" => &["std::vec", "alloc::vec"],
+        "Box" => &["std::boxed", "alloc::boxed"],
+        "HashMap" => &["std::collections", "std::collections::hash_map"],
+        "BTreeMap" => &[
+            "std::collections",
+            "std::collections::btree_map",
+            "alloc::collections",
+            "alloc::collections::btree_map",
+        ],
+        _ => &["std::primitive", "core::primitive"],
+    };
+    homes.contains(&prefix)
+}
+
+fn is_string(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) if path.qself.is_none() => {
+            let segments: Vec<_> = path.path.segments.iter().collect();
+            let Some((last, prefix)) = segments.split_last() else {
+                return false;
+            };
+            let prefix: Vec<String> = prefix.iter().map(|s| s.ident.to_string()).collect();
+            last.ident == "String"
+                && matches!(last.arguments, PathArguments::None)
+                && known_prefix("String", &prefix.join("::"))
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn types_serde_judges_as_their_schema() {
+        let known = |text: &str| serde_judges_as_schema(&syn::parse_str::<Type>(text).unwrap());
+        for ty in [
+            "String",
+            "std::string::String",
+            "u8",
+            "f64",
+            "bool",
+            "char",
+            "std::path::PathBuf",
+            "serde_json::Value",
+            "Value",
+            "Option<Vec<Box<i64>>>",
+            "::std::option::Option<String>",
+            "HashMap<String, Vec<u32>>",
+            "std::collections::BTreeMap<String, Value>",
+        ] {
+            assert!(known(ty), "{ty} is known");
+        }
+        for ty in [
+            "MyStruct",
+            "Option<MyEnum>",
+            "Vec<(i32, i32)>",
+            "[u8; 4]",
+            "HashMap<u32, String>",
+            "HashSet<String>",
+            "my::String",
+            "other::Value",
+            "Vec<String, MyAlloc>",
+        ] {
+            assert!(!known(ty), "{ty} is not known");
+        }
+    }
+
+    #[test]
+    fn errors_are_collected() {
+        let cx = Ctxt::new();
+        cx.error_at(Span::call_site(), "one");
+        cx.error_at(Span::call_site(), "two");
+        let err = cx.check().unwrap_err();
+        assert_eq!(err.into_iter().count(), 2);
+        assert!(Ctxt::new().check().is_ok());
+    }
 
     #[test]
     fn names() {

@@ -3,14 +3,17 @@
 //! For `#[tool] fn foo(...)` the expansion is, beside the untouched function, one static `FOO_TOOL`
 //! in the `TOOLS` distributed slice (unless the tool is `unlisted`: a plugin registers it
 //! itself), with the function's visibility. Its initializer block holds
-//! the argument struct, the schema function and the wrapper, so none of them leak into the
-//! module. (A type named `foo` would be shorter to write but clashes with a module `foo`, the
-//! usual home of a tool `foo`.)
+//! the argument struct, the schema function, the one parse of the arguments and the wrapper,
+//! so none of them leak into the module. (A type named `foo` would be shorter to write but
+//! clashes with a module `foo`, the usual home of a tool `foo`.)
+//!
+//! Runtime items are named only through `#krate::__private` (and the exported `__answer!`).
+//! With errors, [`fallback`] emits the function and a placeholder `FOO_TOOL` instead.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::ItemFn;
 use syn::spanned::Spanned;
+use syn::{Ident, ItemFn, Path};
 
 use crate::model::{ArgParam, Param, ParamKind, Tool};
 
@@ -19,10 +22,7 @@ pub fn expand(tool: &Tool, function: &ItemFn) -> TokenStream {
     let private = quote!(#krate::__private);
     let ident = &tool.ident;
     let vis = &function.vis;
-    let static_ident = format_ident!(
-        "{}_TOOL",
-        ident.to_string().trim_start_matches("r#").to_uppercase()
-    );
+    let static_ident = static_ident(ident, "TOOL");
     let decl = declaration(tool, &private);
     let doc = format!(
         "The `#[tool]` declaration of [`{ident}`], as registered in the linked slice of tools."
@@ -42,27 +42,78 @@ pub fn expand(tool: &Tool, function: &ItemFn) -> TokenStream {
         #[doc = #doc]
         #[allow(non_upper_case_globals)]
         #collect
-        #vis static #static_ident: #krate::ToolDecl = #decl;
+        #vis static #static_ident: #private::ToolDecl = #decl;
+    }
+}
+
+/// The expansion when the tool has errors: the errors, the function (so its body is still
+/// checked and its callers resolve) and, for a free function, a `FOO_TOOL` placeholder outside
+/// the slice, so that code naming `FOO_TOOL` gets no second error.
+pub fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStream {
+    let errors = errors.to_compile_error();
+    // A method cannot be a tool, and an impl block cannot hold a static.
+    let is_free = !matches!(function.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+    let placeholder = is_free.then(|| {
+        let private = quote!(#krate::__private);
+        let ident = &function.sig.ident;
+        let vis = &function.vis;
+        let static_ident = static_ident(ident, "TOOL");
+        let provenance = provenance(&private, ident.span());
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_upper_case_globals, dead_code)]
+            #vis static #static_ident: #private::ToolDecl =
+                #private::ToolDecl::placeholder(#provenance);
+        }
+    });
+    quote! {
+        #errors
+        #function
+        #placeholder
+    }
+}
+
+/// `FOO_TOOL` / `FOO_PLUGIN` for a function `foo` (or `r#foo`).
+pub fn static_ident(ident: &Ident, suffix: &str) -> Ident {
+    format_ident!(
+        "{}_{suffix}",
+        ident.to_string().trim_start_matches("r#").to_uppercase()
+    )
+}
+
+/// Where a declaration is: the one `Provenance` expression of every expansion, with the line
+/// of `span` (the function's name).
+pub fn provenance(private: &TokenStream, span: Span) -> TokenStream {
+    let line = quote_spanned!(span=> ::core::line!());
+    quote! {
+        #private::Provenance::declared(
+            ::core::env!("CARGO_CRATE_NAME"),
+            ::core::module_path!(),
+            ::core::file!(),
+            #line,
+        )
     }
 }
 
 fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
-    let krate = &tool.krate;
     let Tool {
         name,
         toolset,
         emoji,
         description,
         overrides,
+        blocking,
+        validate,
+        clamped,
         ..
     } = tool;
     let args_struct = args_struct(tool, private);
     let args_ty = args_type(tool);
-    let wrapper = wrapper(tool, private, &args_ty);
+    let wrapper = wrapper(tool, private);
     let handler = if tool.is_async {
-        quote!(#krate::StaticHandler::Async(__hermes_call))
+        quote!(#private::StaticHandler::Async(__hermes_call))
     } else {
-        quote!(#krate::StaticHandler::Sync(__hermes_call))
+        quote!(#private::StaticHandler::Sync(__hermes_call))
     };
     let check = match &tool.check {
         // A typed `let` spanned at the user's path: a wrong signature is one E0308 on the path.
@@ -74,7 +125,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     let dynamic_schema = match &tool.dynamic_schema {
         Some(path) => quote_spanned! {path.span()=>
             ::core::option::Option::Some({
-                let dynamic_schema: fn(&#krate::SchemaContext<'_>) -> #krate::SchemaOverride = #path;
+                let dynamic_schema: fn(&#private::SchemaContext<'_>) -> #private::SchemaOverride = #path;
                 dynamic_schema
             })
         },
@@ -91,18 +142,31 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     };
     let needs_approval = tool.needs_approval;
     let (read_only, destructive) = (tool.read_only, tool.destructive);
-    let line = quote_spanned!(tool.ident.span()=> ::core::line!());
+    let provenance = provenance(private, tool.ident.span());
 
     quote! {{
         #args_struct
 
         fn __hermes_schema() -> #private::serde_json::Value {
-            #private::schema::generate::<#args_ty>()
+            #private::schema_for::<#args_ty>()
+        }
+
+        // The one deserialization of the arguments: the wrapper's, and `parse`'s.
+        fn __hermes_parse(
+            __hermes_text: &str,
+        ) -> ::core::result::Result<#args_ty, #private::ArgumentsRejected> {
+            #private::parse_arguments::<#args_ty>(__hermes_text)
+        }
+
+        fn __hermes_parse_only(
+            __hermes_text: &str,
+        ) -> ::core::result::Result<(), #private::ArgumentsRejected> {
+            __hermes_parse(__hermes_text).map(::core::mem::drop)
         }
 
         #wrapper
 
-        #krate::ToolDecl {
+        #private::ToolDecl {
             name: #name,
             toolset: #toolset,
             description: #description,
@@ -114,18 +178,17 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             overrides: #overrides,
             timeout_secs: #timeout_secs,
             needs_approval: #needs_approval,
-            annotations: #krate::Annotations {
+            blocking: #blocking,
+            annotations: #private::Annotations {
                 read_only: #read_only,
                 destructive: #destructive,
             },
+            clamped: &[#(#clamped),*],
+            validate: #validate,
             schema: __hermes_schema,
             handler: #handler,
-            provenance: #krate::Provenance {
-                crate_name: ::std::borrow::Cow::Borrowed(::core::env!("CARGO_CRATE_NAME")),
-                module_path: ::std::borrow::Cow::Borrowed(::core::module_path!()),
-                file: ::std::borrow::Cow::Borrowed(::core::file!()),
-                line: #line,
-            },
+            parse: __hermes_parse_only,
+            provenance: #provenance,
         }
     }}
 }
@@ -159,7 +222,7 @@ fn args_struct(tool: &Tool, private: &TokenStream) -> TokenStream {
     let fields: Vec<_> = fields.collect();
     quote! {
         #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #[allow(non_camel_case_types, non_snake_case, dead_code)]
         struct __HermesArgs {
@@ -236,7 +299,7 @@ fn field(param: &Param, arg: &ArgParam, defaults: &mut Vec<TokenStream>) -> Toke
 }
 
 /// The wrapper: parse the arguments, fill injected parameters, call, convert the answer.
-fn wrapper(tool: &Tool, private: &TokenStream, args_ty: &TokenStream) -> TokenStream {
+fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
     let krate = &tool.krate;
     let function = &tool.ident;
     let name = &tool.name;
@@ -253,45 +316,64 @@ fn wrapper(tool: &Tool, private: &TokenStream, args_ty: &TokenStream) -> TokenSt
     {
         Some(param) => {
             let ident = &param.ident;
-            quote!(let #ident: #args_ty = __hermes_args.parse::<#args_ty>()?;)
+            quote!(let #ident = __hermes_parse(__hermes_text)?;)
         }
         None => {
-            quote!(let __HermesArgs { #(#arg_idents),* } = __hermes_args.parse::<__HermesArgs>()?;)
+            quote!(let __HermesArgs { #(#arg_idents),* } = __hermes_parse(__hermes_text)?;)
         }
     };
+    // `&T` is filled by type through autoref specialisation: the context itself when `T` is
+    // `ToolContext` (however it is named), else the context's extension of type `T`. The
+    // call is spanned at the type, so a type that cannot be an extension is reported there.
     let injections: Vec<_> = tool
         .params
         .iter()
         .filter_map(|param| {
             let ident = &param.ident;
             match &param.kind {
-                ParamKind::Context => Some(quote!(let #ident: &#krate::ToolContext = __hermes_ctx;)),
-                ParamKind::Extension(ty) => {
+                ParamKind::Injected(ty) => {
                     let param_name = ident.to_string();
+                    let get = inject(private, ty);
                     Some(quote! {
-                        let #ident: &#ty = match __hermes_ctx.extension::<#ty>() {
+                        let #ident: &#ty = match #get {
                             ::core::option::Option::Some(value) => value,
                             ::core::option::Option::None => {
-                                return #private::missing_extension(#name, #param_name, ::core::any::type_name::<#ty>());
+                                return #private::missing_extension(
+                                    #name,
+                                    #param_name,
+                                    ::core::any::type_name::<#ty>(),
+                                );
                             }
                         };
                     })
                 }
-                ParamKind::OptionalExtension(ty) => {
-                    Some(quote!(let #ident: ::core::option::Option<&#ty> = __hermes_ctx.extension::<#ty>();))
+                ParamKind::OptionalInjected(ty) => {
+                    let get = inject(private, ty);
+                    Some(quote!(let #ident: ::core::option::Option<&#ty> = #get;))
                 }
                 ParamKind::Arg(_) | ParamKind::Args(_) => None,
             }
         })
         .collect();
+    // Which of the two traits is used depends on the types: allow either to go unused.
+    let uses = (!injections.is_empty()).then(|| {
+        quote! {
+            #[allow(unused_imports)]
+            use #private::{InjectContext as _, InjectExtension as _};
+        }
+    });
     let call_args = tool.params.iter().map(|p| &p.ident);
 
     if tool.is_async {
         quote! {
             fn __hermes_call(
-                __hermes_args: #krate::Arguments<'_>,
-                __hermes_ctx: &#krate::ToolContext,
-            ) -> ::core::result::Result<#private::BoxFuture<'static, #krate::ToolAnswer>, #krate::ArgumentsRejected> {
+                __hermes_text: &str,
+                __hermes_ctx: &#private::ToolContext,
+            ) -> ::core::result::Result<
+                #private::BoxFuture<'static, #private::ToolAnswer>,
+                #private::ArgumentsRejected,
+            > {
+                #uses
                 #destructure
                 let __hermes_ctx = ::core::clone::Clone::clone(__hermes_ctx);
                 ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
@@ -305,9 +387,10 @@ fn wrapper(tool: &Tool, private: &TokenStream, args_ty: &TokenStream) -> TokenSt
     } else {
         quote! {
             fn __hermes_call(
-                __hermes_args: #krate::Arguments<'_>,
-                __hermes_ctx: &#krate::ToolContext,
-            ) -> ::core::result::Result<#krate::ToolAnswer, #krate::ArgumentsRejected> {
+                __hermes_text: &str,
+                __hermes_ctx: &#private::ToolContext,
+            ) -> ::core::result::Result<#private::ToolAnswer, #private::ArgumentsRejected> {
+                #uses
                 #destructure
                 let __hermes_answer = (|| {
                     #(#injections)*
@@ -317,5 +400,16 @@ fn wrapper(tool: &Tool, private: &TokenStream, args_ty: &TokenStream) -> TokenSt
                 ::core::result::Result::Ok(__hermes_answer)
             }
         }
+    }
+}
+
+/// `Option<&T>` from the context, chosen by type. Two `&`: `InjectContext` is implemented for
+/// `&Inject<ToolContext>`, so its `&self` matches the receiver `&&Inject<_>` before
+/// autoderef reaches `InjectExtension`'s `&Inject<T>`; with one `&`, the extension impl would
+/// match first for every `T`, the context included.
+fn inject(private: &TokenStream, ty: &syn::Type) -> TokenStream {
+    let ctx = quote!(__hermes_ctx);
+    quote_spanned! {ty.span()=>
+        (&&#private::Inject::<#ty>::new()).get(#ctx)
     }
 }

@@ -6,8 +6,10 @@
 //!
 //! The crate follows serde_derive's split: [`attr`] parses `#[tool(...)]` and `#[arg(...)]`,
 //! [`docs`] reads doc comments, [`model`] is the validated tool, [`check`] holds the rules that
-//! need the whole tool, and [`expand`] only generates code. Errors are collected and reported
-//! together, each spanned at the token at fault.
+//! need the whole tool, and [`expand`] only generates code. Errors from every stage are
+//! collected in one [`check::Ctxt`] and reported together, each spanned at the token at fault;
+//! with errors, the function is still emitted, with a placeholder `FOO_TOOL` beside it, so
+//! that no second error follows from the first.
 
 mod attr;
 mod check;
@@ -32,16 +34,15 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
             .into();
         }
     };
-    let attr = attr::ToolAttr::parse(args.into());
     // Parameter attributes are stripped first, on every path: an unstripped `///` or `#[arg]`
     // on a parameter would add a second, confusing error to the user's first one.
     let params = model::take_params(&mut function);
-    match attr.and_then(|attr| model::Tool::new(attr, &mut function, params)) {
-        Ok(tool) => expand::expand(&tool, &function).into(),
-        Err(err) => {
-            let err = err.to_compile_error();
-            quote::quote!(#function #err).into()
-        }
+    let cx = check::Ctxt::new();
+    let attr = attr::ToolAttr::parse(&cx, args.into());
+    let tool = model::Tool::new(&cx, attr, &function, params);
+    match cx.check() {
+        Ok(()) => expand::expand(&tool, &function).into(),
+        Err(err) => expand::fallback(&tool.krate, &function, err).into(),
     }
 }
 

@@ -9,8 +9,9 @@ use syn::{
     Attribute, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, Path, PathArguments, Type,
 };
 
-use crate::attr::{ArgAttr, ToolAttr, args_marker, combine, is_parameter_attr};
-use crate::{check, docs};
+use crate::attr::{ArgAttr, ToolAttr, args_marker, is_parameter_attr};
+use crate::check::{self, Ctxt};
+use crate::docs;
 
 /// A parameter as written, with the attributes `#[tool]` consumes taken off the function.
 pub struct RawParam {
@@ -41,7 +42,8 @@ pub fn take_params(function: &mut ItemFn) -> Vec<RawParam> {
         .collect()
 }
 
-/// A validated `#[tool]`.
+/// What `#[tool]` understood of the function. Built even when there are errors (they are in
+/// the [`Ctxt`]), so that every error is found in one pass; expanded only without errors.
 pub struct Tool {
     pub krate: Path,
     pub ident: Ident,
@@ -56,10 +58,16 @@ pub struct Tool {
     pub overrides: bool,
     pub timeout_secs: Option<u64>,
     pub needs_approval: bool,
+    pub blocking: bool,
     pub read_only: bool,
     pub destructive: bool,
     pub unlisted: bool,
     pub is_async: bool,
+    /// The model names of parameters whose bounds clamp (`#[arg(..., clamp)]`).
+    pub clamped: Vec<String>,
+    /// Whether the runtime validates every call against the schema: see
+    /// [`check::serde_judges_as_schema`].
+    pub validate: bool,
     pub params: Vec<Param>,
 }
 
@@ -75,133 +83,143 @@ pub enum ParamKind {
     Arg(Box<ArgParam>),
     /// The whole argument object (`#[args]`).
     Args(Type),
-    /// `&ToolContext`.
-    Context,
-    /// `&T`: an extension the caller must provide.
-    Extension(Type),
-    /// `Option<&T>`: an extension that may be absent.
-    OptionalExtension(Type),
+    /// `&T`: filled from the context by type (`T` is the context itself or an extension the
+    /// caller must provide; the runtime tells them apart by type, not by name, so an aliased
+    /// `ToolContext` still is the context).
+    Injected(Type),
+    /// `Option<&T>`: the same, and may be absent.
+    OptionalInjected(Type),
 }
 
 /// A parameter the model fills.
 pub struct ArgParam {
     pub ty: Type,
+    /// Its name in the argument object (after `rename`).
+    pub json_name: String,
     pub description: Option<String>,
     pub attr: ArgAttr,
 }
 
 impl Tool {
-    pub fn new(attr: ToolAttr, function: &mut ItemFn, params: Vec<RawParam>) -> syn::Result<Self> {
-        let mut errors: Option<syn::Error> = None;
-        let mut note = |result: syn::Result<()>| {
-            if let Err(err) = result {
-                combine(&mut errors, err);
-            }
-        };
+    /// Reads the tool from its attribute and function, reporting every error to `cx`.
+    pub fn new(cx: &Ctxt, attr: ToolAttr, function: &ItemFn, params: Vec<RawParam>) -> Self {
         let sig = &function.sig;
         let ident = sig.ident.clone();
 
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            note(Err(syn::Error::new_spanned(
+            cx.error_spanned_by(
                 &sig.generics,
                 "#[tool] functions cannot be generic: the model's arguments need concrete types",
-            )));
+            );
         }
         if let Some(token) = &sig.constness {
-            note(Err(syn::Error::new(
-                token.span,
-                "#[tool] does not support `const fn`",
-            )));
+            cx.error_at(token.span, "#[tool] does not support `const fn`");
         }
         if let syn::Safety::Unsafe(token) = &sig.safety {
-            note(Err(syn::Error::new(
+            cx.error_at(
                 token.span,
                 "#[tool] functions must be safe to call: remove `unsafe`",
-            )));
+            );
         }
         if let Some(abi) = &sig.abi {
-            note(Err(syn::Error::new(
-                abi.span(),
-                "#[tool] does not support `extern` functions",
-            )));
+            cx.error_at(
+                abi.extern_token.span,
+                "#[tool] does not support `extern` functions: remove the ABI (the wrapper calls \
+                 the function as Rust)",
+            );
+        }
+        let is_async = sig.asyncness.is_some();
+        if let (Some(span), true) = (attr.blocking.set_at(), is_async) {
+            cx.error_at(
+                span,
+                "`blocking` is for synchronous tools that may block for long; an `async fn` \
+                 must not block: remove `blocking`, or make the function sync",
+            );
         }
 
         let toolset = match &attr.toolset {
             Some(toolset) => {
-                note(check::name_of("toolset", toolset));
+                cx.ok(check::name_of("toolset", toolset));
                 toolset.value()
             }
             None => {
-                note(Err(syn::Error::new(
-                    Span::call_site(),
-                    "#[tool] needs a toolset: #[tool(toolset = \"name\")]",
-                )));
+                if !attr.maybe_written("toolset") {
+                    cx.error_at(
+                        Span::call_site(),
+                        "#[tool] needs a toolset: #[tool(toolset = \"name\")]",
+                    );
+                }
                 String::new()
             }
         };
         let name = match &attr.name {
             Some(name) => {
-                note(check::tool_name(&name.value(), name.span()));
+                cx.ok(check::tool_name(&name.value(), name.span()));
                 name.value()
             }
             None => {
                 let name = ident.unraw().to_string();
-                note(check::tool_name(&name, ident.span()));
+                if !attr.maybe_written("name") {
+                    cx.ok(check::tool_name(&name, ident.span()));
+                }
                 name
             }
         };
         let emoji = match &attr.emoji {
-            Some(emoji) => check::emoji(emoji).unwrap_or_else(|err| {
-                note(Err(err));
-                String::new()
-            }),
+            Some(emoji) => cx.ok(check::emoji(emoji)).unwrap_or_default(),
             None => "⚡".to_owned(),
         };
         for var in &attr.requires_env {
-            note(check::env_var(var));
+            cx.ok(check::env_var(var));
         }
-        let max_result_chars = attr.max_result_chars.as_ref().and_then(|lit| {
-            check::max_result_chars(lit)
-                .map_err(|err| note(Err(err)))
-                .ok()
-        });
+        let max_result_chars = attr
+            .max_result_chars
+            .as_ref()
+            .and_then(|lit| cx.ok(check::max_result_chars(lit)));
 
-        if attr.read_only && attr.destructive {
-            note(Err(syn::Error::new(
+        if attr.read_only.value && attr.destructive.value {
+            cx.error_at(
                 Span::call_site(),
                 "a tool cannot be both `read_only` and `destructive`: keep the one that is true",
-            )));
+            );
         }
         let timeout_secs = attr
             .timeout_secs
             .as_ref()
-            .and_then(|lit| check::timeout_secs(lit).map_err(|err| note(Err(err))).ok());
+            .and_then(|lit| cx.ok(check::timeout_secs(lit)));
 
         let doc_lines = docs::lines(&function.attrs);
         let fn_docs = docs::split_arguments(&doc_lines);
         let description = match &attr.description {
-            Some(text) => non_empty_description(text, &mut note),
+            Some(text) => non_empty_description(cx, text),
             None => {
-                if fn_docs.description.is_empty() {
-                    note(Err(syn::Error::new(
+                if fn_docs.description.is_empty() && !attr.maybe_written("description") {
+                    cx.error_at(
                         ident.span(),
                         "#[tool] functions need a doc comment: it is the description the model \
                          reads (or give `description = \"...\"`)",
-                    )));
+                    );
                 }
                 fn_docs.description.clone()
             }
         };
 
-        let params = parse_params(params, &fn_docs.arguments, &mut note);
+        let params = parse_params(cx, params, &fn_docs.arguments);
+        let clamped = params
+            .iter()
+            .filter_map(|param| match &param.kind {
+                ParamKind::Arg(arg) if arg.attr.clamp.value => Some(arg.json_name.clone()),
+                _ => None,
+            })
+            .collect();
+        let validate = params.iter().any(|param| match &param.kind {
+            ParamKind::Arg(arg) => !check::serde_judges_as_schema(&arg.ty),
+            ParamKind::Args(_) => true,
+            ParamKind::Injected(_) | ParamKind::OptionalInjected(_) => false,
+        });
 
-        if let Some(err) = errors {
-            return Err(err);
-        }
-        Ok(Tool {
-            krate: attr
-                .krate
-                .unwrap_or_else(|| syn::parse_quote!(::hermes_tools)),
+        Tool {
+            krate: krate(&attr),
             ident,
             name,
             toolset,
@@ -211,33 +229,40 @@ impl Tool {
             requires_env: attr.requires_env.iter().map(LitStr::value).collect(),
             max_result_chars,
             dynamic_schema: attr.dynamic_schema,
-            overrides: attr.overrides,
+            overrides: attr.overrides.value,
             timeout_secs,
-            needs_approval: attr.needs_approval,
-            read_only: attr.read_only,
-            destructive: attr.destructive,
-            unlisted: attr.unlisted,
-            is_async: function.sig.asyncness.is_some(),
+            needs_approval: attr.needs_approval.value,
+            blocking: attr.blocking.value,
+            read_only: attr.read_only.value,
+            destructive: attr.destructive.value,
+            unlisted: attr.unlisted.value,
+            is_async,
+            clamped,
+            validate,
             params,
-        })
+        }
     }
 }
 
-fn non_empty_description(text: &LitStr, note: &mut impl FnMut(syn::Result<()>)) -> String {
+/// The path of the runtime crate: `crate = path`, or `::hermes_tools`.
+pub fn krate(attr: &ToolAttr) -> Path {
+    attr.krate
+        .clone()
+        .unwrap_or_else(|| syn::parse_quote!(::hermes_tools))
+}
+
+fn non_empty_description(cx: &Ctxt, text: &LitStr) -> String {
     let value = text.value().trim().to_owned();
     if value.is_empty() {
-        note(Err(syn::Error::new(
-            text.span(),
-            "the description must not be empty",
-        )));
+        cx.error_at(text.span(), "the description must not be empty");
     }
     value
 }
 
 fn parse_params(
+    cx: &Ctxt,
     raw: Vec<RawParam>,
     doc_arguments: &BTreeMap<String, String>,
-    note: &mut impl FnMut(syn::Result<()>),
 ) -> Vec<Param> {
     let mut params = Vec::new();
     let mut args_marker_seen = false;
@@ -245,10 +270,10 @@ fn parse_params(
     for RawParam { attrs, arg } in raw {
         let typed = match arg {
             FnArg::Receiver(receiver) => {
-                note(Err(syn::Error::new(
+                cx.error_at(
                     receiver.self_token.span,
                     "#[tool] goes on a free function: `self` parameters are not supported",
-                )));
+                );
                 continue;
             }
             FnArg::Typed(typed) => typed,
@@ -256,30 +281,24 @@ fn parse_params(
         let ident = match &*typed.pat {
             Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => pat.ident.clone(),
             other => {
-                note(Err(syn::Error::new(
+                cx.error_at(
                     other.span(),
                     "#[tool] parameters must be plain names (`name: Type`), not patterns: the \
                      name is the argument the model sends",
-                )));
+                );
                 continue;
             }
         };
-        let arg_attr = match ArgAttr::from_attrs(&attrs) {
-            Ok(arg_attr) => arg_attr,
-            Err(err) => {
-                note(Err(err));
-                ArgAttr::default()
-            }
-        };
+        let arg_attr = ArgAttr::from_attrs(cx, &attrs);
         if let Some(marker) = args_marker(&attrs) {
             if args_marker_seen {
-                note(Err(syn::Error::new_spanned(
+                cx.error_spanned_by(
                     marker,
                     "only one parameter can be #[args]: it is the whole argument object",
-                )));
+                );
             }
             args_marker_seen = true;
-            reject_arg_attr(&attrs, &ident, note);
+            reject_arg_attr(cx, &attrs, &ident);
             params.push(Param {
                 ident,
                 kind: ParamKind::Args((*typed.ty).clone()),
@@ -288,7 +307,7 @@ fn parse_params(
         }
         let kind = match classify(&typed.ty) {
             Ok(Some(kind)) => {
-                reject_arg_attr(&attrs, &ident, note);
+                reject_arg_attr(cx, &attrs, &ident);
                 kind
             }
             Ok(None) => {
@@ -306,7 +325,18 @@ fn parse_params(
                         ),
                     );
                     err.combine(syn::Error::new(first, "first used here"));
-                    note(Err(err));
+                    cx.syn_error(err);
+                }
+                if let Some(span) = arg_attr.clamp.set_at()
+                    && arg_attr.minimum.is_none()
+                    && arg_attr.maximum.is_none()
+                    && !arg_attr.maybe_written("minimum")
+                    && !arg_attr.maybe_written("maximum")
+                {
+                    cx.error_at(
+                        span,
+                        "`clamp` needs a bound to clamp to: give `minimum` and/or `maximum`",
+                    );
                 }
                 let own_doc = docs::join(&docs::lines(&attrs));
                 let description = arg_attr
@@ -317,12 +347,13 @@ fn parse_params(
                     .or_else(|| doc_arguments.get(&ident.unraw().to_string()).cloned());
                 ParamKind::Arg(Box::new(ArgParam {
                     ty: (*typed.ty).clone(),
+                    json_name,
                     description,
                     attr: arg_attr,
                 }))
             }
             Err(err) => {
-                note(Err(err));
+                cx.syn_error(err);
                 continue;
             }
         };
@@ -331,11 +362,11 @@ fn parse_params(
     if args_marker_seen {
         for param in &params {
             if let ParamKind::Arg(_) = param.kind {
-                note(Err(syn::Error::new(
+                cx.error_at(
                     param.ident.span(),
                     "with an #[args] parameter, every other parameter must come from the context \
                      (`&T`, `Option<&T>`, `&ToolContext`)",
-                )));
+                );
             }
         }
     }
@@ -344,19 +375,22 @@ fn parse_params(
 
 /// `#[arg]` describes a model argument; on an injected or `#[args]` parameter it would be
 /// silently meaningless, so it is an error.
-fn reject_arg_attr(attrs: &[Attribute], ident: &Ident, note: &mut impl FnMut(syn::Result<()>)) {
+fn reject_arg_attr(cx: &Ctxt, attrs: &[Attribute], ident: &Ident) {
     if let Some(attr) = attrs.iter().find(|a| a.path().is_ident("arg")) {
-        note(Err(syn::Error::new_spanned(
+        cx.error_spanned_by(
             attr,
             format!(
                 "#[arg] applies to arguments the model sends; `{ident}` is filled from the \
                  context or is the whole #[args] object"
             ),
-        )));
+        );
     }
 }
 
 /// Sorts a parameter type into an injected kind, or `None` for a model argument.
+///
+/// Every `&T` and `Option<&T>` is injected: whether `T` is the context itself or an extension
+/// is decided by type in the expansion, never by the name written here.
 fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
     match ty {
         Type::Reference(reference) => {
@@ -375,16 +409,7 @@ fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
                     ty,
                     "a slice cannot come from the model's arguments: take `Vec<T>`",
                 )),
-                Type::Path(path)
-                    if path
-                        .path
-                        .segments
-                        .last()
-                        .is_some_and(|s| s.ident == "ToolContext") =>
-                {
-                    Ok(Some(ParamKind::Context))
-                }
-                elem => Ok(Some(ParamKind::Extension(elem.clone()))),
+                elem => Ok(Some(ParamKind::Injected(elem.clone()))),
             }
         }
         Type::ImplTrait(_) => Err(syn::Error::new_spanned(
@@ -398,9 +423,9 @@ fn classify(ty: &Type) -> syn::Result<Option<ParamKind>> {
                     "`Option<&mut T>` is not supported: take `Option<&T>`",
                 ))
             }
-            Some(Type::Reference(reference)) => Ok(Some(ParamKind::OptionalExtension(
-                (*reference.elem).clone(),
-            ))),
+            Some(Type::Reference(reference)) => {
+                Ok(Some(ParamKind::OptionalInjected((*reference.elem).clone())))
+            }
             _ => Ok(None),
         },
         _ => Ok(None),

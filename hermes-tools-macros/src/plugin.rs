@@ -6,16 +6,18 @@
 //! #[plugin(name = "fortune")]
 //! pub fn fortune(ctx: &mut PluginContext<'_>) { ... }
 //! // expands to the function, and
-//! pub static FORTUNE_PLUGIN: ::hermes_tools::plugins::PluginDecl = ...; // in PLUGINS
+//! pub static FORTUNE_PLUGIN: ::hermes_tools::__private::PluginDecl = ...; // in PLUGINS
 //! ```
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::parse::Parser;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::attr::combine;
-use crate::{check, docs};
+use crate::attr::path_text;
+use crate::check::{self, Ctxt};
+use crate::docs;
+use crate::expand::{provenance, static_ident};
 
 /// The keys of `#[plugin(...)]`, as written.
 #[derive(Default)]
@@ -27,11 +29,11 @@ struct PluginAttr {
 const PLUGIN_KEYS: &str = "name, crate";
 
 impl PluginAttr {
-    /// Parses the arguments, reporting every bad key; a name is checked against the rule.
-    fn parse(tokens: TokenStream) -> syn::Result<PluginAttr> {
+    /// Parses the arguments, reporting every bad key to `cx`; a name is checked against the
+    /// rule.
+    fn parse(cx: &Ctxt, tokens: TokenStream) -> PluginAttr {
         let mut attr = PluginAttr::default();
-        let mut errors: Option<syn::Error> = None;
-        syn::meta::parser(|meta| {
+        let parsed = syn::meta::parser(|meta| {
             let once = |taken: bool| {
                 if taken {
                     Err(meta.error("this key is given twice"))
@@ -52,14 +54,13 @@ impl PluginAttr {
                     Ok(())
                 })
             } else {
-                let path = &meta.path;
-                let key = quote!(#path).to_string().replace(' ', "");
                 Err(meta.error(format!(
-                    "unknown #[plugin] key `{key}`; expected one of: {PLUGIN_KEYS}"
+                    "unknown #[plugin] key `{}`; expected one of: {PLUGIN_KEYS}",
+                    path_text(&meta.path)
                 )))
             };
             if let Err(err) = result {
-                combine(&mut errors, err);
+                cx.syn_error(err);
                 // Skip the rejected value so the next key is still checked.
                 if meta.input.peek(syn::Token![=]) {
                     meta.value()?.parse::<syn::Expr>()?;
@@ -67,8 +68,11 @@ impl PluginAttr {
             }
             Ok(())
         })
-        .parse2(tokens)?;
-        errors.map_or(Ok(attr), Err)
+        .parse2(tokens);
+        if let Err(err) = parsed {
+            cx.syn_error(err);
+        }
+        attr
     }
 }
 
@@ -84,20 +88,19 @@ pub fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .to_compile_error();
         }
     };
-    match PluginAttr::parse(args) {
-        Ok(attr) => declaration(&attr, &function),
-        Err(err) => {
-            let err = err.to_compile_error();
-            quote!(#function #err)
-        }
-    }
-}
-
-fn declaration(attr: &PluginAttr, function: &ItemFn) -> TokenStream {
+    let cx = Ctxt::new();
+    let attr = PluginAttr::parse(&cx, args);
     let krate = attr
         .krate
         .clone()
         .unwrap_or_else(|| syn::parse_quote!(::hermes_tools));
+    match cx.check() {
+        Ok(()) => declaration(&krate, &attr, &function),
+        Err(err) => fallback(&krate, &function, err),
+    }
+}
+
+fn declaration(krate: &Path, attr: &PluginAttr, function: &ItemFn) -> TokenStream {
     let private = quote!(#krate::__private);
     let ident = &function.sig.ident;
     let vis = &function.vis;
@@ -107,15 +110,12 @@ fn declaration(attr: &PluginAttr, function: &ItemFn) -> TokenStream {
         None => quote!(::core::env!("CARGO_CRATE_NAME")),
     };
     let description = docs::join(&docs::lines(&function.attrs));
-    let static_ident = format_ident!(
-        "{}_PLUGIN",
-        ident.to_string().trim_start_matches("r#").to_uppercase()
-    );
+    let static_ident = static_ident(ident, "PLUGIN");
     // A typed `let` spanned at the function's name: a wrong signature is one E0308 there.
     let register = quote_spanned! {ident.span()=>
-        { let register: fn(&mut #krate::plugins::PluginContext<'_>) = #ident; register }
+        { let register: fn(&mut #private::PluginContext<'_>) = #ident; register }
     };
-    let line = quote_spanned!(ident.span()=> ::core::line!());
+    let provenance = provenance(&private, ident.span());
     let doc =
         format!("The `#[plugin]` declaration of [`{ident}`], in the linked slice of plugins.");
 
@@ -126,16 +126,38 @@ fn declaration(attr: &PluginAttr, function: &ItemFn) -> TokenStream {
         #[allow(non_upper_case_globals)]
         #[#private::linkme::distributed_slice(#private::PLUGINS)]
         #[linkme(crate = #private::linkme)]
-        #vis static #static_ident: #krate::plugins::PluginDecl = #krate::plugins::PluginDecl {
+        #vis static #static_ident: #private::PluginDecl = #private::PluginDecl {
             name: #name,
             description: #description,
             register: #register,
-            provenance: #krate::Provenance {
-                crate_name: ::std::borrow::Cow::Borrowed(::core::env!("CARGO_CRATE_NAME")),
-                module_path: ::std::borrow::Cow::Borrowed(::core::module_path!()),
-                file: ::std::borrow::Cow::Borrowed(::core::file!()),
-                line: #line,
+            provenance: #provenance,
+        };
+    }
+}
+
+/// With errors: the errors, the function, and a `FOO_PLUGIN` outside the slice whose register
+/// function does nothing, so that code naming `FOO_PLUGIN` gets no second error.
+fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStream {
+    let private = quote!(#krate::__private);
+    let errors = errors.to_compile_error();
+    let ident = &function.sig.ident;
+    let vis = &function.vis;
+    let static_ident = static_ident(ident, "PLUGIN");
+    let provenance = provenance(&private, ident.span());
+    quote! {
+        #errors
+        #function
+
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        #vis static #static_ident: #private::PluginDecl = #private::PluginDecl {
+            name: "",
+            description: "",
+            register: {
+                fn __hermes_no_register(_: &mut #private::PluginContext<'_>) {}
+                __hermes_no_register
             },
+            provenance: #provenance,
         };
     }
 }

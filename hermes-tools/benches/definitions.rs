@@ -7,9 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use hermes_tools::definitions::DefinitionsRequest;
-use hermes_tools::formats::Format;
-use hermes_tools::{Selection, ToolRegistry, config};
+use hermes_tools::{Config, DefinitionsRequest, Format, Selection, ToolRegistry};
 
 mod common;
 
@@ -49,7 +47,7 @@ fn definitions(c: &mut Criterion) {
         });
         group.bench_function(format!("cold_{format}"), |b| {
             b.iter(|| {
-                config::install(config::Config::default());
+                registry.set_config(Config::default());
                 black_box(registry.definitions(&request).unwrap())
             })
         });
@@ -57,7 +55,7 @@ fn definitions(c: &mut Criterion) {
     let request = DefinitionsRequest::all();
     group.bench_function("cold_openai_checks_too", |b| {
         b.iter(|| {
-            config::install(config::Config::default());
+            registry.set_config(Config::default());
             registry.availability().invalidate();
             black_box(registry.definitions(&request).unwrap())
         })

@@ -138,6 +138,8 @@ pub struct Availability {
     /// Changes when cached answers are forgotten or the TTL changes: lists computed from
     /// earlier answers (cached definitions) are stale.
     epoch: std::sync::atomic::AtomicU64,
+    /// The registry config's TTL, used when no override is set.
+    default_ttl: Mutex<Duration>,
 }
 
 #[derive(Default)]
@@ -166,8 +168,17 @@ impl Availability {
         Self {
             clock,
             ttl: Mutex::new(None),
+            default_ttl: Mutex::new(Duration::from_secs(crate::config::DEFAULT_CHECK_TTL_SECS)),
             state: Mutex::new(State::default()),
             epoch: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// The TTL from the registry's config; an answer cached under another TTL is forgotten.
+    pub(crate) fn set_default_ttl(&self, ttl: Duration) {
+        let changed = std::mem::replace(&mut *self.default_ttl.lock(), ttl) != ttl;
+        if changed {
+            self.bump_epoch();
         }
     }
 
@@ -188,9 +199,7 @@ impl Availability {
 
     /// The TTL in force.
     pub fn ttl(&self) -> Duration {
-        self.ttl
-            .lock()
-            .unwrap_or_else(|| Duration::from_secs(crate::config::current().check_ttl_secs))
+        self.ttl.lock().unwrap_or_else(|| *self.default_ttl.lock())
     }
 
     /// Now, by this cache's clock.

@@ -27,10 +27,7 @@ fn new_runtime() -> io::Result<Runtime> {
 ///
 /// Fails only when a runtime cannot be created (the OS refused a thread or a file descriptor).
 ///
-/// ```
-/// let answer = hermes_tools::bridge::block_on(async { 6 * 7 }).unwrap();
-/// assert_eq!(answer, 42);
-/// ```
+/// (Example: the unit test `block_on_example_holds`.)
 pub fn block_on<F>(future: F) -> io::Result<F::Output>
 where
     F: Future + Send,
@@ -91,5 +88,11 @@ mod tests {
     fn nested_inside_thread_runtime() {
         let outer = block_on(async { block_on(yielded()).unwrap() + 1 }).unwrap();
         assert_eq!(outer, 8);
+    }
+
+    #[test]
+    fn block_on_example_holds() {
+        let answer = crate::bridge::block_on(async { 6 * 7 }).unwrap();
+        assert_eq!(answer, 42);
     }
 }

@@ -39,7 +39,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::config::{self, Config, ConfigError};
+use crate::config::{Config, ConfigError};
 use crate::definitions::DefinitionsRequest;
 use crate::formats::Format;
 use crate::hooks::HookKind;
@@ -111,7 +111,7 @@ enum Command {
 pub struct Cli {
     /// `None`: the global registry, built only once tracing is set up, so that its warnings
     /// (duplicate declarations) are printed.
-    registry: Option<&'static ToolRegistry>,
+    registry: Option<ToolRegistry>,
     context: ToolContext,
     expected_toolsets: Vec<String>,
 }
@@ -133,12 +133,14 @@ impl Cli {
     }
 
     /// The registry the commands work on.
-    fn tools(&self) -> &'static ToolRegistry {
-        self.registry.unwrap_or_else(ToolRegistry::global)
+    fn tools(&self) -> &ToolRegistry {
+        self.registry
+            .as_ref()
+            .unwrap_or_else(|| ToolRegistry::global_ref())
     }
 
     /// Uses another registry.
-    pub fn registry(mut self, registry: &'static ToolRegistry) -> Self {
+    pub fn registry(mut self, registry: ToolRegistry) -> Self {
         self.registry = Some(registry);
         self
     }
@@ -185,24 +187,23 @@ impl Cli {
         let config_path = args
             .config
             .or_else(|| std::env::var_os(CONFIG_ENV).map(PathBuf::from));
-        if let Some(path) = config_path {
-            match load_config(&path) {
-                Ok(config) => {
-                    config::install(config);
-                }
-                Err(err) => {
-                    eprintln!("error: {err}");
-                    return ExitCode::from(2);
-                }
+        let config = match config_path.map(|path| load_config(&path)).transpose() {
+            Ok(config) => config,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return ExitCode::from(2);
             }
+        };
+        let registry = self.tools().clone();
+        if let Some(config) = config {
+            registry.set_config(config);
         }
-        let registry = self.tools();
-        let mut plugins = PluginManager::new(registry);
-        plugins.load(&config::current().plugins);
+        let mut plugins = PluginManager::new(&registry);
+        plugins.load(&registry.config().plugins);
         // MCP servers start before the command, so every command sees their tools; the session
         // keeps them running until the command is done.
         #[cfg(feature = "mcp")]
-        let mcp = start_mcp(registry, &args.command);
+        let mcp = start_mcp(&registry, &args.command);
         let stdout = io::stdout();
         let mut out = stdout.lock();
         let result = match args.command {
@@ -396,13 +397,10 @@ impl Cli {
 
     fn call(&self, out: &mut impl Write, name: &str, arguments: &str) -> io::Result<ExitCode> {
         // The CLI is the agent loop here: it provides what agent-loop tools need (a todo store).
-        let options = CallOptions {
-            from_agent_loop: true,
-            ..CallOptions::default()
-        };
-        let answer =
-            self.tools()
-                .handle_function_call_with(name, arguments, &self.context, &options);
+        let options = CallOptions::new().from_agent_loop();
+        let answer = self
+            .tools()
+            .call_blocking_with(name, arguments, &self.context, &options);
         writeln!(out, "{answer}")?;
         Ok(if answer.is_error() {
             ExitCode::FAILURE
@@ -414,11 +412,8 @@ impl Cli {
 
 /// Starts the configured MCP servers the command's selection leaves on (none configured: none).
 #[cfg(feature = "mcp")]
-fn start_mcp(
-    registry: &'static ToolRegistry,
-    command: &Command,
-) -> Option<crate::mcp::client::McpSession> {
-    let config = config::current();
+fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::client::McpSession> {
+    let config = registry.config();
     if config.mcp_servers.is_empty() {
         return None;
     }
@@ -469,11 +464,8 @@ impl Cli {
         use crate::mcp::server::{ServeError, ToolServer};
 
         // As for `call`, this process is the agent loop: it provides what agent-loop tools need.
-        let options = CallOptions {
-            from_agent_loop: true,
-            ..CallOptions::default()
-        };
-        let server = ToolServer::new(self.tools())
+        let options = CallOptions::new().from_agent_loop();
+        let server = ToolServer::new(self.tools().clone())
             .context(self.context.clone())
             .selection(selection)
             .call_options(options);
@@ -523,7 +515,7 @@ fn load_config(path: &Path) -> Result<Config, ConfigError> {
     Ok(config)
 }
 
-fn list_plugins(out: &mut impl Write, plugins: &PluginManager<'_>) -> io::Result<ExitCode> {
+fn list_plugins(out: &mut impl Write, plugins: &PluginManager) -> io::Result<ExitCode> {
     let loaded = plugins.plugins().filter(|p| p.is_loaded()).count();
     let failed = plugins
         .plugins()

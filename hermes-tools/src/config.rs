@@ -1,7 +1,7 @@
-//! Configuration: one TOML file for what an operator tunes, installed process-wide.
+//! Configuration: one TOML file for what an operator tunes, held by each registry.
 //!
 //! ```
-//! use hermes_tools::config::Config;
+//! use hermes_tools::{Config, ToolRegistry};
 //!
 //! let config = Config::from_toml_str(r#"
 //!     check_ttl_secs = 10
@@ -14,18 +14,21 @@
 //!
 //! let err = Config::from_toml_str("chek_ttl_secs = 10").unwrap_err();
 //! assert!(err.to_string().contains("chek_ttl_secs"));
+//!
+//! // Each registry holds its own: setting one never changes another.
+//! let registry = ToolRegistry::new();
+//! registry.set_config(config);
+//! assert_eq!(registry.config().check_ttl_secs, 10);
+//! assert_eq!(ToolRegistry::new().config().check_ttl_secs, 30);
 //! ```
 //!
-//! The installed config ([`install`], read with [`current`]) carries a [`version`] that changes
-//! on every install; cached definitions key on it, so a tool whose description depends on the
-//! config is described anew.
+//! There is no process-wide configuration: [`ToolRegistry::set_config`](crate::ToolRegistry::set_config)
+//! sets a registry's (the CLI sets the global registry's from `--config`), and a tool reads the
+//! config of the registry running it through [`ToolContext::config`](crate::ToolContext::config).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, LazyLock};
 
-use parking_lot::RwLock;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -57,6 +60,10 @@ pub struct Config {
     pub agent_loop_tools: Vec<String>,
     /// Tools that go through the approval gate, beside those declared `needs_approval`.
     pub approval_required: Vec<String>,
+    /// What an argument name the tool does not declare gets: refused, naming the nearest
+    /// parameters (the default), or ignored. A tool's settings may say otherwise. MCP servers'
+    /// tools keep the server's own rule (their schema's `additionalProperties`).
+    pub unknown_arguments: UnknownArguments,
     /// Which plugins load, and what they may do.
     pub plugins: PluginsConfig,
     /// Settings per tool, by tool name.
@@ -108,6 +115,7 @@ impl Default for Config {
             spill_dir: None,
             agent_loop_tools: DEFAULT_AGENT_LOOP_TOOLS.map(String::from).to_vec(),
             approval_required: Vec::new(),
+            unknown_arguments: UnknownArguments::Reject,
             plugins: PluginsConfig::default(),
             tools: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
@@ -136,6 +144,18 @@ impl PluginsConfig {
     }
 }
 
+/// What an argument name that a tool does not declare gets.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnknownArguments {
+    /// The call is refused with an error naming the nearest parameter names (a misnamed key
+    /// would otherwise turn a write into a read).
+    #[default]
+    Reject,
+    /// The argument is dropped and the call goes on.
+    Ignore,
+}
+
 /// Settings of one tool: the known ones, and any a tool reads for itself.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct ToolSettings {
@@ -143,6 +163,8 @@ pub struct ToolSettings {
     pub timeout_secs: Option<u64>,
     /// Its answer budget in characters (over its declaration).
     pub max_result_chars: Option<usize>,
+    /// Its rule for unknown argument names (over the global `unknown_arguments`).
+    pub unknown_arguments: Option<UnknownArguments>,
     /// Its own settings, read with [`Config::tool_setting`].
     #[serde(flatten)]
     pub settings: toml::Table,
@@ -200,11 +222,6 @@ impl Config {
         })
     }
 
-    /// The time `tool` may run: its settings, else its declaration, else the default.
-    pub fn timeout(&self, tool: &crate::Tool) -> std::time::Duration {
-        self.timeout_for(tool.name(), tool.timeout_secs())
-    }
-
     /// The time the tool `name` may run, given what it declares: its settings, else
     /// `declared`, else the default.
     pub fn timeout_for(&self, name: &str, declared: Option<u64>) -> std::time::Duration {
@@ -217,13 +234,22 @@ impl Config {
         std::time::Duration::from_secs(secs)
     }
 
-    /// The answer budget of `tool`: its settings, else its declaration, else the default.
-    pub fn max_result_chars(&self, tool: &crate::Tool) -> usize {
+    /// The answer budget of the tool `name`, given what it declares: its settings, else
+    /// `declared`, else the default.
+    pub fn max_result_chars_for(&self, name: &str, declared: Option<usize>) -> usize {
         self.tools
-            .get(tool.name())
+            .get(name)
             .and_then(|s| s.max_result_chars)
-            .or(tool.max_result_chars())
+            .or(declared)
             .unwrap_or(self.default_max_result_chars)
+    }
+
+    /// The rule for unknown argument names of the tool `name`: its settings, else the global one.
+    pub fn unknown_arguments_for(&self, name: &str) -> UnknownArguments {
+        self.tools
+            .get(name)
+            .and_then(|s| s.unknown_arguments)
+            .unwrap_or(self.unknown_arguments)
     }
 
     /// The setting `key` of tool `tool`, if present and of type `T`.
@@ -231,26 +257,6 @@ impl Config {
         let value = self.tools.get(tool)?.settings.get(key)?.clone();
         value.try_into().ok()
     }
-}
-
-static CURRENT: LazyLock<RwLock<Arc<Config>>> = LazyLock::new(Default::default);
-static VERSION: AtomicU64 = AtomicU64::new(0);
-
-/// The installed configuration (the default one until [`install`] is called).
-pub fn current() -> Arc<Config> {
-    CURRENT.read().clone()
-}
-
-/// A number that changes every time a configuration is installed.
-pub fn version() -> u64 {
-    VERSION.load(Ordering::Acquire)
-}
-
-/// Installs `config` process-wide and returns the new [`version`].
-pub fn install(config: Config) -> u64 {
-    let mut current = CURRENT.write();
-    *current = Arc::new(config);
-    VERSION.fetch_add(1, Ordering::AcqRel) + 1
 }
 
 #[cfg(test)]

@@ -28,11 +28,18 @@ use std::sync::Arc;
 
 /// The context of one tool call: ids for tracing and a typed map of extensions.
 ///
-/// Cloning is cheap (one reference count), so async tools can own it across `.await`s.
+/// Cloning is cheap (two reference counts), so async tools can own it across `.await`s.
 #[derive(Clone, Default)]
 pub struct ToolContext {
     inner: Arc<Inner>,
+    /// The registry running the call, set by the registry before it calls a tool; read with
+    /// `registry()` and `config()` (defined beside the registry). Type-erased so that this
+    /// module, which the registry's own parts use, does not depend on the registry.
+    runner: Option<Runner>,
 }
+
+/// The type-erased registry a context runs on.
+pub(crate) type Runner = Arc<dyn Any + Send + Sync>;
 
 #[derive(Clone, Default)]
 struct Inner {
@@ -100,6 +107,19 @@ impl ToolContext {
         self.inner.tool_call_id.as_deref()
     }
 
+    /// The registry this context runs on, type-erased.
+    pub(crate) fn runner(&self) -> Option<&Runner> {
+        self.runner.as_ref()
+    }
+
+    /// This context, running on `runner`.
+    pub(crate) fn with_runner(&self, runner: Runner) -> ToolContext {
+        ToolContext {
+            inner: Arc::clone(&self.inner),
+            runner: Some(runner),
+        }
+    }
+
     /// The extension of type `T`, if the caller provided one.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.inner
@@ -123,6 +143,7 @@ impl fmt::Debug for ToolContext {
             .field("session_id", &self.session_id())
             .field("tool_call_id", &self.tool_call_id())
             .field("extensions", &extensions)
+            .field("on_registry", &self.runner.is_some())
             .finish()
     }
 }

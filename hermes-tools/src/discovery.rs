@@ -1,5 +1,5 @@
 //! Link-time discovery: every `#[tool]` in every linked crate lands in [`TOOLS`], every
-//! [`toolset!`](crate::toolset!) in [`TOOLSETS`].
+//! [`toolset!`](crate::toolset!) in [`TOOLSETS`]; [`ToolRegistry::global`](crate::ToolRegistry::global) reads both.
 //!
 //! # The linking rule
 //!
@@ -54,7 +54,8 @@ pub static TOOLSETS: [ToolsetDecl];
 ///     }
 /// }
 /// assert_eq!(CODING.includes, ["files", "terminal"]);
-/// assert!(hermes_tools::TOOLSETS.iter().any(|t| t.name == "coding"));
+/// let registry = hermes_tools::ToolRegistry::global();
+/// assert!(registry.snapshot().composites().contains_key("coding"));
 /// ```
 #[macro_export]
 macro_rules! toolset {
@@ -68,17 +69,17 @@ macro_rules! toolset {
         $(#[doc = $doc])+
         #[$crate::__private::linkme::distributed_slice($crate::__private::TOOLSETS)]
         #[linkme(crate = $crate::__private::linkme)]
-        $vis static $ident: $crate::discovery::ToolsetDecl = $crate::discovery::ToolsetDecl {
+        $vis static $ident: $crate::__private::ToolsetDecl = $crate::__private::ToolsetDecl {
             name: $name,
             description: ::core::concat!($($doc, "\n"),+),
             tools: &[$($tool),*],
             includes: &[$($include),*],
-            provenance: $crate::Provenance {
-                crate_name: ::std::borrow::Cow::Borrowed(::core::env!("CARGO_CRATE_NAME")),
-                module_path: ::std::borrow::Cow::Borrowed(::core::module_path!()),
-                file: ::std::borrow::Cow::Borrowed(::core::file!()),
-                line: ::core::line!(),
-            },
+            provenance: $crate::Provenance::declared(
+                ::core::env!("CARGO_CRATE_NAME"),
+                ::core::module_path!(),
+                ::core::file!(),
+                ::core::line!(),
+            ),
         };
     };
 }

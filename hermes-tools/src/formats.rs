@@ -7,7 +7,7 @@
 //! | [`Format`] | definition | parameters |
 //! | --- | --- | --- |
 //! | `openai` | `{"type":"function","function":{name, description, parameters}}` | as given |
-//! | `openai-strict` | the same with `"strict": true` | rewritten for OpenAI structured outputs |
+//! | `openai-strict` | the same with `"strict": true` | rewritten for OpenAI structured outputs (see below) |
 //! | `responses` | `{"type":"function", name, description, parameters, "strict": false}` | as given |
 //! | `anthropic` | `{name, description, input_schema}` | as given |
 //! | `gemini` | `{name, description, parameters}` (a `FunctionDeclaration`) | rewritten to Gemini's OpenAPI 3.0 subset |
@@ -18,8 +18,14 @@
 //! so a constraint a provider cannot express is enforced there instead. No input makes these
 //! functions panic; cyclic `$ref`s and non-object values are handled.
 //!
+//! Strict mode cannot express every schema: a free-form object (a map with any keys, such as
+//! `delegate_task`'s `arguments`) would have to become an empty closed object, and the model
+//! could then send nothing in it. Such a tool is published in `openai-strict` with
+//! `"strict": false` and its schema as given (the model still calls it; OpenAI just does not
+//! constrain its output), and `lint` reports it ([`Rule::StrictMode`](crate::lint::Rule)).
+//!
 //! ```
-//! use hermes_tools::formats::{self, Format};
+//! use hermes_tools::{DefinitionsRequest, Format, Tool, ToolRegistry};
 //! use serde_json::json;
 //!
 //! let parameters = json!({
@@ -30,9 +36,16 @@
 //!     },
 //!     "required": ["city"]
 //! });
+//! let registry = ToolRegistry::new();
+//! let tool = Tool::builder("forecast", "weather")
+//!     .description("The weather to come.")
+//!     .parameters(parameters)
+//!     .build();
+//! registry.register(tool).unwrap();
 //! let format: Format = "gemini".parse().unwrap();
+//! let definitions = registry.definitions(&DefinitionsRequest::all().format(format)).unwrap();
 //! assert_eq!(
-//!     formats::definition(format, "forecast", "The weather to come.", &parameters),
+//!     definitions[0],
 //!     json!({
 //!         "name": "forecast",
 //!         "description": "The weather to come.",
@@ -54,8 +67,13 @@ use std::str::FromStr;
 
 use serde_json::{Map, Value, json};
 
+// The subschema a local `$ref` names; `strict` and `gemini` call it `super::resolve` too.
+use crate::schema::resolve_ref as resolve;
+
 mod gemini;
 mod strict;
+
+pub(crate) use strict::inexpressible as strict_inexpressible;
 #[cfg(test)]
 mod tests;
 
@@ -141,6 +159,7 @@ impl FromStr for Format {
 /// as optional and has at times refused an empty `properties`: one shape everywhere wins here).
 pub fn definition(format: Format, name: &str, description: &str, parameters: &Value) -> Value {
     // Built by moving values into maps: `json!` would serialize the schema into a second copy.
+    let source = parameters;
     let parameters = parameters_for(format, parameters);
     let text = |value: &str| Value::String(value.to_owned());
     let function = |strict: Option<bool>, parameters: Value| {
@@ -171,10 +190,17 @@ pub fn definition(format: Format, name: &str, description: &str, parameters: &Va
             "function".to_owned(),
             Value::Object(function(None, parameters)),
         )])),
-        Format::OpenAiStrict => tagged(Map::from_iter([(
-            "function".to_owned(),
-            Value::Object(function(Some(true), parameters)),
-        )])),
+        Format::OpenAiStrict => {
+            // What strict mode cannot express goes out as given, not strict (see module docs).
+            let (strict, parameters) = match strict::inexpressible(source) {
+                None => (true, parameters),
+                Some(_) => (false, Value::Object(object_root(source))),
+            };
+            tagged(Map::from_iter([(
+                "function".to_owned(),
+                Value::Object(function(Some(strict), parameters)),
+            )]))
+        }
         // `strict` is explicit: the Responses API otherwise tries to make the schema strict
         // itself, and falls back silently when it cannot.
         Format::Responses => tagged(function(Some(false), parameters)),
@@ -214,11 +240,6 @@ fn object_root(parameters: &Value) -> Map<String, Value> {
     };
     root.insert("type".to_owned(), json!("object"));
     root
-}
-
-/// The subschema a local `$ref` (`#`, `#/$defs/X`, `#/definitions/X`, any JSON pointer) names.
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    root.pointer(reference.strip_prefix('#')?)
 }
 
 /// `$ref`'s target with the referring schema's other keywords laid over it, as both

@@ -1,4 +1,5 @@
-//! Hooks around the call pipeline: pre-call directives, post-call observers, result transforms.
+//! Hooks around the call pipeline: pre-call directives, post-call observers, result
+//! transforms, and the approval gate a directive (or a tool's declaration) sends calls to.
 //!
 //! ```
 //! use hermes_tools::hooks::{Directive, Hooks};
@@ -25,6 +26,49 @@ use parking_lot::RwLock;
 use serde_json::Value;
 
 use crate::context::ToolContext;
+
+/// Decides whether a call that needs approval may run.
+///
+/// The embedding agent provides it (a prompt to the user, a policy) with
+/// [`ToolRegistry::set_approval_gate`](crate::ToolRegistry::set_approval_gate); closures
+/// implement it. No gate means every such call is refused: fail closed.
+///
+/// ```
+/// use std::sync::Arc;
+/// use hermes_tools::{ToolRegistry, hooks::ApprovalRequest};
+///
+/// let registry = ToolRegistry::new();
+/// registry.set_approval_gate(Some(Arc::new(|request: &ApprovalRequest<'_>| {
+///     request.tool != "terminal"
+/// })));
+/// ```
+pub trait ApprovalGate: Send + Sync {
+    /// Whether the call may run.
+    fn approve(&self, request: &ApprovalRequest<'_>) -> bool;
+}
+
+impl<F> ApprovalGate for F
+where
+    F: Fn(&ApprovalRequest<'_>) -> bool + Send + Sync,
+{
+    fn approve(&self, request: &ApprovalRequest<'_>) -> bool {
+        self(request)
+    }
+}
+
+/// A call waiting for approval.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ApprovalRequest<'a> {
+    /// The tool.
+    pub tool: &'a str,
+    /// Its arguments, parsed (`Value::Null` when they are not JSON).
+    pub args: &'a Value,
+    /// Why approval is asked: the hook's message, or that the tool requires it.
+    pub reason: &'a str,
+    /// The call's context.
+    pub ctx: &'a ToolContext,
+}
 
 /// What a pre-call hook may ask for.
 #[derive(Debug, Clone, PartialEq, Eq)]

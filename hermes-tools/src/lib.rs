@@ -1,7 +1,8 @@
-//! Declare LLM-agent tools as plain Rust functions; describe and dispatch them safely.
+//! Declare LLM-agent tools as plain Rust functions; describe them to any provider and call
+//! them safely.
 //!
 //! ```
-//! use hermes_tools::{ToolContext, ToolRegistry, tool};
+//! use hermes_tools::{DefinitionsRequest, Format, ToolContext, ToolRegistry, tool};
 //!
 //! /// Add two integers.
 //! ///
@@ -16,49 +17,80 @@
 //! // The function is untouched:
 //! assert_eq!(add(2, 3), 5);
 //!
-//! // The tool is in the global registry of every binary that links this crate:
+//! // The tool is in the global registry of every binary that links this crate.
 //! let registry = ToolRegistry::global();
-//! let answer = registry.dispatch("add", r#"{"a": 2, "b": "40"}"#, &ToolContext::new());
+//!
+//! // What the model is shown, in the provider's shape:
+//! let definitions = registry.definitions(&DefinitionsRequest::all().format(Format::OpenAi)).unwrap();
+//! assert!(definitions.iter().any(|d| d["function"]["name"] == "add"));
+//!
+//! // What the model asked for, through the whole pipeline (hooks, approval, timeout, budget);
+//! // arguments are repaired ("40" is an integer here) and validated:
+//! let answer = registry.call_blocking("add", r#"{"a": 2, "b": "40"}"#, &ToolContext::new());
 //! assert_eq!(answer.as_str(), "42");
-//! assert_eq!(registry.get("add").unwrap().parameters()["properties"]["a"]["description"], "The first addend.");
 //! ```
 //!
-//! The pieces, one module each: [`tool`](macro@tool) declares; [`discovery`] collects what is
-//! linked; [`registry`] stores under the rules of registering; [`schema`] derives parameter
-//! schemas; [`definitions`] shapes them for providers; [`dispatch`] calls one tool safely, with
-//! [`coercion`] and [`validation`] for the model's arguments; [`bridge`] runs async tools from
-//! sync code; [`sanitize`] cleans what reaches the model; [`context`] carries what tools borrow;
-//! [`answer`] is what they return.
+//! From async code (an agent loop), `registry.call(name, args, &ctx).await` is the same call;
+//! [`CallOptions`] carries the rest (the definitions the model was shown, the turn's budget,
+//! whether the agent loop itself is calling).
+//!
+//! # What is where
+//!
+//! - [`tool`](macro@tool) declares a tool; [`toolset!`] a composite toolset; [`plugin`](macro@plugin)
+//!   a plugin. What is linked is collected at start-up: **a binary must name the crate of tools
+//!   it links** (`use my_tools as _;`), or its tools are silently missing.
+//! - [`ToolRegistry`] holds the tools (a cheap `Clone` handle); its methods [`call`](ToolRegistry::call)
+//!   and [`definitions`](ToolRegistry::definitions) are what an agent uses.
+//! - [`hooks`] wrap calls; [`toolsets`] select tools; [`availability`] caches check functions;
+//!   [`config`] is what an operator tunes; [`plugins`] load tools at run time; [`lint`] checks
+//!   declarations; `cli` (feature `cli`) and `mcp` (feature `mcp`) are the command line and MCP
+//!   in both directions.
+//!
+//! # Calling from sync and async code
+//!
+//! A sync tool runs where it is called. An async tool called from sync code
+//! ([`call_blocking`](ToolRegistry::call_blocking)) is driven to completion: outside a runtime
+//! on a thread-local current-thread runtime; inside a multi-thread runtime with
+//! `block_in_place`; inside a current-thread runtime on a scoped helper thread with its own
+//! runtime. Agents should call the async entry point.
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
 
-pub mod answer;
+mod answer;
 pub mod availability;
-pub mod bridge;
-pub mod budget;
+mod bridge;
+mod budget;
 #[cfg(feature = "cli")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
-pub mod coercion;
+mod coercion;
 pub mod config;
-pub mod context;
-pub mod definitions;
-pub mod discovery;
-pub mod dispatch;
-pub mod formats;
+mod context;
+mod definitions;
+mod discovery;
+mod dispatch;
+mod formats;
 pub mod hooks;
 pub mod lint;
 #[cfg(feature = "mcp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
-pub mod pipeline;
+mod nearest;
+mod pipeline;
 pub mod plugins;
-pub mod registry;
-pub mod sanitize;
-pub mod schema;
-pub mod tool;
+mod registry;
+mod sanitize;
+mod schema;
+mod tool;
 pub mod toolsets;
-pub mod validation;
+mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
+pub use budget::TurnBudget;
+pub use config::Config;
 pub use context::ToolContext;
-pub use discovery::{TOOLS, TOOLSETS, ToolsetDecl};
+pub use definitions::{Definitions, DefinitionsRequest};
+pub use formats::{Format, UnknownFormat};
 /// Declares a plugin's register function, loaded only when the operator enables the plugin.
 ///
 /// See the [`plugins`] module.
@@ -67,13 +99,12 @@ pub use hermes_tools_macros::plugin;
 ///
 /// See the [crate documentation](crate) for a tour and the README for every key.
 pub use hermes_tools_macros::tool;
-pub use plugins::{PluginContext, PluginManager};
+pub use hooks::Hooks;
+pub use pipeline::CallOptions;
 pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
-pub use tool::{
-    Annotations, Arguments, ArgumentsRejected, Handler, Provenance, SchemaContext, SchemaOverride,
-    StaticHandler, Tool, ToolBuilder, ToolDecl,
-};
-pub use toolsets::{Catalog, Composite, Selection, SelectionError};
+pub use sanitize::redact;
+pub use tool::{Annotations, Provenance, SchemaContext, SchemaOverride, Tool, ToolBuilder};
+pub use toolsets::{Composite, Selection, SelectionError};
 pub use validation::ArgumentError;
 
 /// What the `#[tool]` expansion names. Not a public API: it changes without notice.
@@ -85,10 +116,18 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::ToolAnswer;
     pub use crate::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
-    pub use crate::discovery::{TOOLS, TOOLSETS};
-    pub use crate::plugins::PLUGINS;
-    pub use crate::schema;
+    pub use crate::context::ToolContext;
+    pub use crate::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
+    pub use crate::dispatch::judge_arguments;
+    pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
+    pub use crate::schema::generate as schema_for;
+    pub use crate::tool::{
+        Annotations, ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension,
+        Provenance, SchemaContext, SchemaOverride, StaticHandler, SyncCall, ToolDecl,
+        parse_arguments,
+    };
 
     /// The answer when a `&T` parameter's extension is not in the context.
     pub fn missing_extension(tool: &str, param: &str, type_name: &str) -> crate::ToolAnswer {

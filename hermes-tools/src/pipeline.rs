@@ -1,20 +1,53 @@
-//! The call pipeline: what an agent loop calls with the model's tool call.
+//! The call pipeline: what [`ToolRegistry::call`] means, and what an agent loop calls with the
+//! model's tool call.
 //!
-//! [`ToolRegistry::handle_function_call`] (and its async form) runs, in order:
+//! ```
+//! use hermes_tools::{CallOptions, ToolContext, ToolRegistry, DefinitionsRequest, tool};
+//!
+//! /// Greet someone by their name.
+//! #[tool(toolset = "greetings")]
+//! fn hello(
+//!     /// Who to greet.
+//!     name: String,
+//! ) -> String {
+//!     format!("Hello, {name}!")
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let registry = ToolRegistry::global();
+//! let ctx = ToolContext::new().with_session_id("s-1");
+//! let answer = registry.call("hello", r#"{"name": "Ada"}"#, &ctx).await;
+//! assert_eq!(answer.as_str(), r#"{"result":"Hello, Ada!"}"#);
+//!
+//! // Judge the call by the definitions the model was given (and only those tools):
+//! let shown = registry.definitions(&DefinitionsRequest::all().enable(["greetings"])).unwrap();
+//! let options = CallOptions::new().definitions(shown);
+//! let refused = registry.call_with("read_file", "{}", &ctx, &options).await;
+//! assert!(refused.is_error());
+//! # });
+//! ```
+//!
+//! A call runs, in order:
 //!
 //! 1. the refusal of tools only the agent loop may run (`todo`, `memory`, `session_search`,
-//!    `delegate_task` by default; [`Config::agent_loop_tools`](crate::config::Config::agent_loop_tools));
+//!    `delegate_task` by default; [`Config::agent_loop_tools`](crate::Config::agent_loop_tools))
+//!    unless [`CallOptions::from_agent_loop`];
 //! 2. pre-call hooks, unless the caller skips them: the first well-formed
 //!    [`Directive`] wins: `Block` answers its message as the error, `Approve` sends the call
 //!    to the approval gate;
-//! 3. the approval gate, for calls a hook sent there and tools marked `needs_approval` (or
-//!    listed in `approval_required`). No gate configured means refused: fail closed;
-//! 4. dispatch (argument repair and validation included), timed and bounded by the tool's
-//!    timeout. A timed-out async tool's future is dropped; a sync tool runs on the blocking pool
-//!    and is abandoned to finish on its own;
+//! 3. the [approval gate](crate::hooks::ApprovalGate), for calls a hook sent there and tools
+//!    marked `needs_approval` (or listed in `approval_required`). No gate configured means
+//!    refused: fail closed;
+//! 4. dispatch: the arguments judged against the schema the model saw ([`CallOptions::definitions`],
+//!    else the tool's static one), then the tool. **Where it runs:** an async tool is awaited
+//!    under its timeout (the future is dropped when it expires); a sync tool runs inline on the
+//!    caller's thread (inside `block_in_place` on a multi-thread runtime), at the cost of a
+//!    function call and with no timeout, since a thread cannot be stopped; a sync tool declared
+//!    `#[tool(blocking)]` runs on tokio's blocking pool under its timeout, and when that
+//!    expires the model is answered and the thread is left to finish;
 //! 5. post-call hooks, with the duration in whole milliseconds and the status;
 //! 6. result transforms: the first replacement wins;
-//! 7. the answer budget: an over-size answer keeps its head and tail (see [`crate::budget`]).
+//! 7. the answer budget: an over-size answer keeps its head and tail.
 //!
 //! Unknown tools go through the hooks too. With no hook registered, steps 2, 5 and 6 cost a
 //! branch each.
@@ -26,100 +59,166 @@ use serde_json::Value;
 
 use crate::answer::ToolAnswer;
 use crate::budget::{Spill, TurnBudget};
-use crate::config::{self, Config};
+use crate::config::Config;
 use crate::context::ToolContext;
-use crate::dispatch::call_async;
-use crate::hooks::{self, CallRecord, Directive, Hook, PendingCall, Status};
+use crate::definitions::Definitions;
+use crate::dispatch::{Judge, run_async, run_sync};
+use crate::hooks::{self, ApprovalRequest, CallRecord, Directive, Hook, PendingCall, Status};
 use crate::registry::ToolRegistry;
 use crate::tool::Tool;
 
-/// Decides whether a call that needs approval may run.
+/// How one call goes through the pipeline: everything beside the name, arguments and context.
 ///
-/// The embedding agent provides it (a prompt to the user, a policy); closures implement it.
-pub trait ApprovalGate: Send + Sync {
-    /// Whether the call may run.
-    fn approve(&self, request: &ApprovalRequest<'_>) -> bool;
+/// ```
+/// use std::sync::Arc;
+/// use hermes_tools::{CallOptions, TurnBudget};
+///
+/// let options = CallOptions::new()
+///     .from_agent_loop()
+///     .turn(Arc::new(TurnBudget::new(200_000)));
+/// # let _ = options;
+/// ```
+#[derive(Clone, Default, Debug)]
+pub struct CallOptions {
+    skip_pre_hooks: bool,
+    from_agent_loop: bool,
+    turn: Option<Arc<TurnBudget>>,
+    definitions: Option<Definitions>,
 }
 
-impl<F> ApprovalGate for F
-where
-    F: Fn(&ApprovalRequest<'_>) -> bool + Send + Sync,
-{
-    fn approve(&self, request: &ApprovalRequest<'_>) -> bool {
-        self(request)
+impl CallOptions {
+    /// The options of a plain call: hooks run, agent-loop tools are refused, no turn budget,
+    /// arguments judged by each tool's static schema.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Skips the pre-call hooks (post-call hooks and transforms still run).
+    pub fn skip_pre_hooks(mut self) -> Self {
+        self.skip_pre_hooks = true;
+        self
+    }
+
+    /// The caller is the agent loop itself, which may run the agent-loop tools.
+    pub fn from_agent_loop(mut self) -> Self {
+        self.from_agent_loop = true;
+        self
+    }
+
+    /// The budget shared by all answers of this model turn.
+    pub fn turn(mut self, budget: Arc<TurnBudget>) -> Self {
+        self.turn = Some(budget);
+        self
+    }
+
+    /// Whether the caller is the agent loop.
+    pub(crate) fn is_from_agent_loop(&self) -> bool {
+        self.from_agent_loop
+    }
+
+    /// The definitions the model was given: the call may only name a tool among them, and its
+    /// arguments are judged against the schema it showed there (a dynamic override's).
+    pub fn definitions(mut self, definitions: Definitions) -> Self {
+        self.definitions = Some(definitions);
+        self
     }
 }
 
-/// A call waiting for approval.
-#[derive(Debug)]
-pub struct ApprovalRequest<'a> {
-    /// The tool.
-    pub tool: &'a str,
-    /// Its arguments, parsed (`Value::Null` when they are not JSON).
-    pub args: &'a Value,
-    /// Why approval is asked: the hook's message, or that the tool requires it.
-    pub reason: &'a str,
-    /// The call's context.
-    pub ctx: &'a ToolContext,
+/// One call on its way through the pipeline, once admitted: what steps 4 to 7 need.
+struct Call<'a> {
+    registry: &'a ToolRegistry,
+    name: &'a str,
+    args: &'a str,
+    ctx: ToolContext,
+    options: &'a CallOptions,
+    config: Arc<Config>,
+    tool: Option<Arc<Tool>>,
+    hooks: Arc<Vec<Hook>>,
+    /// The arguments parsed, only when hooks or the gate read them.
+    value: Value,
+    started: Instant,
 }
 
-/// How one call goes through the pipeline.
-#[derive(Clone, Default, Debug)]
-pub struct CallOptions {
-    /// Do not run pre-call hooks (post-call hooks and transforms still run).
-    pub skip_pre_hooks: bool,
-    /// The caller is the agent loop itself, which may run the agent-loop tools.
-    pub from_agent_loop: bool,
-    /// The budget shared by all answers of this model turn.
-    pub turn: Option<Arc<TurnBudget>>,
+/// What admission decided.
+enum Admission<'a> {
+    /// Run the tool.
+    Run(Call<'a>),
+    /// Answer without running it (refused, blocked, not approved, unknown).
+    Answer(Call<'a>, ToolAnswer, Status),
 }
 
 impl ToolRegistry {
-    /// Runs one tool call through the pipeline, from synchronous code.
-    pub fn handle_function_call(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolAnswer {
-        self.handle_function_call_with(name, args, ctx, &CallOptions::default())
-    }
-
-    /// [`handle_function_call`](Self::handle_function_call) with options.
-    pub fn handle_function_call_with(
-        &self,
-        name: &str,
-        args: &str,
-        ctx: &ToolContext,
-        options: &CallOptions,
-    ) -> ToolAnswer {
-        crate::bridge::block_on(self.handle_function_call_async_with(name, args, ctx, options))
-            .unwrap_or_else(|err| {
-                ToolAnswer::error(format!("could not start an async runtime: {err}"))
-            })
-    }
-
-    /// Runs one tool call through the pipeline without blocking the executor.
-    pub async fn handle_function_call_async(
-        &self,
-        name: &str,
-        args: &str,
-        ctx: &ToolContext,
-    ) -> ToolAnswer {
-        self.handle_function_call_async_with(name, args, ctx, &CallOptions::default())
+    /// Runs one tool call through the pipeline (see the [module docs](crate::pipeline)); the
+    /// answer is always JSON.
+    #[doc(alias = "handle_function_call")]
+    pub async fn call(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolAnswer {
+        self.call_with(name, args, ctx, &CallOptions::default())
             .await
     }
 
-    /// [`handle_function_call_async`](Self::handle_function_call_async) with options.
-    pub async fn handle_function_call_async_with(
+    /// [`call`](Self::call) with options.
+    pub async fn call_with(
         &self,
         name: &str,
         args: &str,
         ctx: &ToolContext,
         options: &CallOptions,
     ) -> ToolAnswer {
-        let config = config::current();
-        if !options.from_agent_loop && config.agent_loop_tools.iter().any(|t| t == name) {
-            return ToolAnswer::refusal(format!("{name} must be handled by the agent loop"));
+        match self.admit(name, args, ctx, options) {
+            Admission::Answer(call, answer, status) => call.finish(answer, status),
+            Admission::Run(call) => {
+                let answer = call.run().await;
+                let status = status_of(&answer);
+                call.finish(answer, status)
+            }
         }
-        let tool = self.get(name);
+    }
+
+    /// [`call`](Self::call) from synchronous code (CLIs, tests). A sync tool runs right here;
+    /// an async one is driven on a runtime (see the bridge rules in the crate docs).
+    pub fn call_blocking(&self, name: &str, args: &str, ctx: &ToolContext) -> ToolAnswer {
+        self.call_blocking_with(name, args, ctx, &CallOptions::default())
+    }
+
+    /// [`call_blocking`](Self::call_blocking) with options.
+    pub fn call_blocking_with(
+        &self,
+        name: &str,
+        args: &str,
+        ctx: &ToolContext,
+        options: &CallOptions,
+    ) -> ToolAnswer {
+        match self.admit(name, args, ctx, options) {
+            Admission::Answer(call, answer, status) => call.finish(answer, status),
+            Admission::Run(call) => {
+                let answer = if call.runs_inline() {
+                    call.run_inline()
+                } else {
+                    crate::bridge::block_on(call.run()).unwrap_or_else(|err| {
+                        ToolAnswer::error(format!("could not start an async runtime: {err}"))
+                    })
+                };
+                let status = status_of(&answer);
+                call.finish(answer, status)
+            }
+        }
+    }
+
+    /// Steps 1 to 3: the agent-loop rule, pre-call hooks and the approval gate.
+    fn admit<'a>(
+        &'a self,
+        name: &'a str,
+        args: &'a str,
+        ctx: &ToolContext,
+        options: &'a CallOptions,
+    ) -> Admission<'a> {
+        let config = self.config();
+        let offered = options
+            .definitions
+            .as_ref()
+            .is_none_or(|shown| shown.contains(name));
+        let tool = self.get(name).filter(|_| offered);
         let hooks = self.hooks().snapshot();
-        let started = Instant::now();
         // Parsed only for hooks and the gate: the plain path hands the raw text to dispatch.
         let needs_value =
             !hooks.is_empty() || tool.as_deref().is_some_and(|t| needs_approval(&config, t));
@@ -128,84 +227,70 @@ impl ToolRegistry {
         } else {
             Value::Null
         };
-
-        let (answer, status) = match self.admit(
+        let call = Call {
+            registry: self,
             name,
             args,
-            &value,
-            ctx,
-            tool.as_deref(),
-            &hooks,
-            &config,
+            ctx: ctx.on(self),
             options,
-        ) {
-            Err(refusal) => (refusal, Status::Blocked),
-            Ok(()) => {
-                let answer = match &tool {
-                    Some(tool) => {
-                        run_timed(Arc::clone(tool), args, ctx, config.timeout(tool)).await
-                    }
-                    // Not a second lookup: a tool registered since must not skip the gate.
-                    None => self.unknown_tool(name),
-                };
-                let status = if answer.is_error() {
-                    Status::Error
-                } else {
-                    Status::Ok
-                };
-                (answer, status)
-            }
+            config,
+            tool,
+            hooks,
+            value,
+            started: Instant::now(),
         };
-
-        let answer = if hooks.is_empty() {
-            answer
-        } else {
-            let record = CallRecord {
-                name,
-                args: &value,
-                result: answer.as_str(),
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                status,
-                ctx,
-            };
-            hooks::run_post(&hooks, &record);
-            match hooks::run_transforms(&hooks, &record) {
-                // An error stays an error (MCP's isError) whatever its text becomes.
-                Some(replacement) => answer.with_text(ToolAnswer::text(replacement).into_string()),
-                None => answer,
+        if !options.from_agent_loop && call.config.agent_loop_tools.iter().any(|t| t == name) {
+            let refusal = ToolAnswer::refusal(format!("{name} must be handled by the agent loop"));
+            return Admission::Answer(call, refusal, Status::Blocked);
+        }
+        match call.gate() {
+            Err(refusal) => Admission::Answer(call, refusal, Status::Blocked),
+            Ok(()) if call.tool.is_none() => {
+                // Not a second lookup: a tool registered since must not skip the gate.
+                let answer = self.unknown_tool(name, options.definitions.as_ref());
+                Admission::Answer(call, answer, Status::Error)
             }
-        };
-        fit_budget(answer, name, tool.as_deref(), &config, options)
+            Ok(()) => Admission::Run(call),
+        }
     }
+}
 
+fn status_of(answer: &ToolAnswer) -> Status {
+    if answer.is_error() {
+        Status::Error
+    } else {
+        Status::Ok
+    }
+}
+
+fn needs_approval(config: &Config, tool: &Tool) -> bool {
+    tool.needs_approval() || config.approval_required.iter().any(|t| t == tool.name())
+}
+
+impl Call<'_> {
     /// Steps 2 and 3: pre-call hooks and the approval gate. `Err` is the refusal to answer.
-    #[allow(clippy::too_many_arguments)]
-    fn admit(
-        &self,
-        name: &str,
-        args: &str,
-        value: &Value,
-        ctx: &ToolContext,
-        tool: Option<&Tool>,
-        hooks: &[Hook],
-        config: &Config,
-        options: &CallOptions,
-    ) -> Result<(), ToolAnswer> {
+    fn gate(&self) -> Result<(), ToolAnswer> {
+        let name = self.name;
         let mut approval: Option<String> = None;
-        if !options.skip_pre_hooks && !hooks.is_empty() {
+        if !self.options.skip_pre_hooks && !self.hooks.is_empty() {
             let pending = PendingCall {
                 name,
-                args_text: args,
-                args: value,
-                ctx,
+                args_text: self.args,
+                args: &self.value,
+                ctx: &self.ctx,
             };
-            match hooks::run_pre(hooks, &pending) {
+            match hooks::run_pre(&self.hooks, &pending) {
                 Some(Directive::Block(message)) => return Err(ToolAnswer::refusal(message)),
                 Some(Directive::Approve(reason)) => approval = Some(reason),
                 None => {}
             }
         }
-        if approval.is_none() && tool.is_some_and(|t| needs_approval(config, t)) {
+        if approval.is_none()
+            && self
+                .tool
+                .as_deref()
+                .is_some_and(|t| needs_approval(&self.config, t))
+        {
             approval = Some(format!("{name} requires approval before it runs"));
         }
         let Some(reason) = approval else {
@@ -213,11 +298,11 @@ impl ToolRegistry {
         };
         let request = ApprovalRequest {
             tool: name,
-            args: value,
+            args: &self.value,
             reason: &reason,
-            ctx,
+            ctx: &self.ctx,
         };
-        match self.approval_gate() {
+        match self.registry.approval_gate() {
             None => Err(ToolAnswer::refusal(format!(
                 "{name} needs approval ({reason}) but no approval gate is configured, so the call \
                  was refused. Do not retry it; tell the user."
@@ -228,46 +313,120 @@ impl ToolRegistry {
             ))),
         }
     }
-}
 
-fn needs_approval(config: &Config, tool: &Tool) -> bool {
-    tool.needs_approval() || config.approval_required.iter().any(|t| t == tool.name())
-}
+    fn tool(&self) -> &Arc<Tool> {
+        self.tool.as_ref().expect("admitted calls have a tool")
+    }
 
-/// Step 4: dispatch within the tool's timeout.
-async fn run_timed(tool: Arc<Tool>, args: &str, ctx: &ToolContext, limit: Duration) -> ToolAnswer {
-    let name = tool.name().to_owned();
-    match tokio::time::timeout(limit, call_async(tool, args, ctx)).await {
-        Ok(answer) => answer,
-        Err(_) => {
-            tracing::warn!(tool = %name, ?limit, "tool timed out");
-            ToolAnswer::error(format!(
-                "Tool {name:?} timed out after {} s and was stopped. Try a smaller task or a longer timeout.",
-                limit.as_secs_f64()
-            ))
+    fn judge(&self) -> Judge<'_> {
+        let tool = self.tool();
+        let shown = self
+            .options
+            .definitions
+            .as_ref()
+            .and_then(|definitions| definitions.shown(self.name))
+            .map(|schema| &**schema);
+        Judge::new(tool, shown, self.config.unknown_arguments_for(self.name))
+    }
+
+    /// Whether step 4 runs right here (a sync tool not declared `blocking`).
+    fn runs_inline(&self) -> bool {
+        let tool = self.tool();
+        !tool.is_async() && !tool.is_blocking()
+    }
+
+    /// Step 4 for a sync tool, on this thread.
+    fn run_inline(&self) -> ToolAnswer {
+        let run = || run_sync(self.tool(), self.args, &self.ctx, &self.judge());
+        // On a multi-thread runtime, let the executor move its other tasks off this worker.
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(run)
+            }
+            _ => run(),
         }
     }
+
+    /// Step 4: dispatch, where the tool's kind says (see the module docs).
+    async fn run(&self) -> ToolAnswer {
+        if self.runs_inline() {
+            return self.run_inline();
+        }
+        let tool = self.tool();
+        let limit = self.config.timeout_for(tool.name(), tool.timeout_secs());
+        let finished = if tool.is_async() {
+            tokio::time::timeout(limit, run_async(tool, self.args, &self.ctx, &self.judge())).await
+        } else {
+            let (tool, args, ctx) = (Arc::clone(tool), self.args.to_owned(), self.ctx.clone());
+            let (config, shown) = (Arc::clone(&self.config), self.options.definitions.clone());
+            let handoff = tokio::task::spawn_blocking(move || {
+                let shown = shown.as_ref().and_then(|d| d.shown(tool.name()));
+                let judge = Judge::new(
+                    &tool,
+                    shown.map(|s| &**s),
+                    config.unknown_arguments_for(tool.name()),
+                );
+                run_sync(&tool, &args, &ctx, &judge)
+            });
+            match tokio::time::timeout(limit, handoff).await {
+                Ok(joined) => Ok(joined.unwrap_or_else(|err| {
+                    ToolAnswer::error(format!("tool {:?} did not finish: {err}", self.name))
+                })),
+                Err(elapsed) => Err(elapsed),
+            }
+        };
+        finished.unwrap_or_else(|_| timed_out(self.name, limit))
+    }
+
+    /// Steps 5 to 7: post-call hooks, transforms and the answer budget.
+    fn finish(&self, answer: ToolAnswer, status: Status) -> ToolAnswer {
+        let answer = if self.hooks.is_empty() {
+            answer
+        } else {
+            let record = CallRecord {
+                name: self.name,
+                args: &self.value,
+                result: answer.as_str(),
+                duration_ms: u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                status,
+                ctx: &self.ctx,
+            };
+            hooks::run_post(&self.hooks, &record);
+            match hooks::run_transforms(&self.hooks, &record) {
+                // An error stays an error (MCP's isError) whatever its text becomes.
+                Some(replacement) => answer.with_text(ToolAnswer::text(replacement).into_string()),
+                None => answer,
+            }
+        };
+        self.fit_budget(answer)
+    }
+
+    /// Step 7: the tool's answer budget, within the turn's.
+    fn fit_budget(&self, answer: ToolAnswer) -> ToolAnswer {
+        let config = &self.config;
+        let max_chars = self
+            .tool
+            .as_deref()
+            .map_or(config.default_max_result_chars, |t| {
+                config.max_result_chars_for(t.name(), t.max_result_chars())
+            });
+        let spill = config.spill_dir.as_deref().map(Spill::new);
+        let fitted = match &self.options.turn {
+            Some(turn) => turn.fit(self.name, answer.as_str(), max_chars, spill.as_ref()),
+            None => crate::budget::fit(self.name, answer.as_str(), max_chars, spill.as_ref()),
+        };
+        if fitted.cut.is_none() {
+            return answer;
+        }
+        let text = fitted.into_string();
+        answer.with_text(text)
+    }
 }
 
-/// Step 7: the tool's answer budget, within the turn's.
-fn fit_budget(
-    answer: ToolAnswer,
-    name: &str,
-    tool: Option<&Tool>,
-    config: &Config,
-    options: &CallOptions,
-) -> ToolAnswer {
-    let max_chars = tool.map_or(config.default_max_result_chars, |t| {
-        config.max_result_chars(t)
-    });
-    let spill = config.spill_dir.as_deref().map(Spill::new);
-    let fitted = match &options.turn {
-        Some(turn) => turn.fit(name, answer.as_str(), max_chars, spill.as_ref()),
-        None => crate::budget::fit(name, answer.as_str(), max_chars, spill.as_ref()),
-    };
-    if fitted.cut.is_none() {
-        return answer;
-    }
-    let text = fitted.into_string();
-    answer.with_text(text)
+fn timed_out(name: &str, limit: Duration) -> ToolAnswer {
+    tracing::warn!(tool = %name, ?limit, "tool timed out");
+    ToolAnswer::error(format!(
+        "Tool {name:?} timed out after {} s and was stopped. Try a smaller task or a longer timeout.",
+        limit.as_secs_f64()
+    ))
 }

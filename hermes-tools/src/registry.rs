@@ -18,6 +18,14 @@
 //! | another toolset | `overrides` not set | refused |
 //!
 //! A refusal is an [`Err`] and a `tracing` warning; it never changes the generation.
+//!
+//! # One handle, many files
+//!
+//! A `ToolRegistry` is a cheap [`Clone`] handle (one `Arc`), like axum's `Router` or reqwest's
+//! `Client`: clones share the same tools, hooks, config and caches. This file holds storage and
+//! the rules of registering; the other `impl ToolRegistry` blocks live beside the concept they
+//! serve: `call` and the pipeline in `pipeline.rs`, raw dispatch in `dispatch.rs`,
+//! `definitions` in `definitions/mod.rs`.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -25,11 +33,11 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::{Mutex, RwLock};
 
 use crate::availability::{Availability, Clock};
-use crate::definitions::DefinitionsCache;
-use crate::discovery::TOOLS;
-use crate::discovery::TOOLSETS;
-use crate::hooks::Hooks;
-use crate::pipeline::ApprovalGate;
+use crate::config::Config;
+use crate::context::ToolContext;
+use crate::definitions::cache::DefinitionsCache;
+use crate::discovery::{TOOLS, TOOLSETS};
+use crate::hooks::{ApprovalGate, Hooks};
 use crate::tool::{Provenance, Tool, ToolDecl};
 use crate::toolsets::{Catalog, Composite};
 
@@ -139,9 +147,34 @@ impl Snapshot {
     }
 }
 
-/// The tools an agent can call. See the [module docs](self) for the rules.
-#[derive(Default)]
+/// The tools an agent can call: a cheap [`Clone`] handle to shared state. See the
+/// [module docs](self) for the rules of registering.
+///
+/// ```
+/// use hermes_tools::{ToolContext, ToolRegistry, tool};
+///
+/// /// Add two integers.
+/// #[tool(toolset = "math")]
+/// fn add(
+///     /// The first addend.
+///     a: i64,
+///     /// The second addend.
+///     b: i64,
+/// ) -> i64 {
+///     a + b
+/// }
+///
+/// let registry = ToolRegistry::global();
+/// let answer = registry.call_blocking("add", r#"{"a": 2, "b": "40"}"#, &ToolContext::new());
+/// assert_eq!(answer.as_str(), "42");
+/// ```
+#[derive(Clone, Default)]
 pub struct ToolRegistry {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
     snapshot: RwLock<Arc<Snapshot>>,
     conflicts: Mutex<Vec<Conflict>>,
     availability: Availability,
@@ -150,6 +183,9 @@ pub struct ToolRegistry {
     /// The generation, sent on every change, for those who wait for one (MCP servers).
     changes: tokio::sync::watch::Sender<u64>,
     approval_gate: RwLock<Option<Arc<dyn ApprovalGate>>>,
+    /// This registry's configuration and the number of times it was set (cached definitions
+    /// key on it, so a description that depends on the config is computed anew).
+    config: RwLock<(Arc<Config>, u64)>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -158,9 +194,37 @@ impl std::fmt::Debug for ToolRegistry {
         f.debug_struct("ToolRegistry")
             .field("tools", &snapshot.tools.len())
             .field("generation", &snapshot.generation)
-            .field("hooks", &self.hooks)
-            .field("approval_gate", &self.approval_gate.read().is_some())
+            .field("hooks", &self.inner.hooks)
+            .field("approval_gate", &self.inner.approval_gate.read().is_some())
             .finish_non_exhaustive()
+    }
+}
+
+/// What a tool learns of the registry running it, through its [`ToolContext`].
+impl ToolContext {
+    /// The registry running this call (set by the registry's [`call`](ToolRegistry::call) and
+    /// raw dispatch), if any: a tool that calls other tools (`delegate_task`) calls through it.
+    pub fn registry(&self) -> Option<ToolRegistry> {
+        let inner = Arc::clone(self.runner()?).downcast::<Inner>().ok()?;
+        Some(ToolRegistry { inner })
+    }
+
+    /// The configuration of the registry running this call (the default one outside a call).
+    pub fn config(&self) -> Arc<Config> {
+        self.registry()
+            .map_or_else(|| Arc::new(Config::default()), |registry| registry.config())
+    }
+
+    /// This context, running on `registry` (what a registry does before it calls a tool).
+    pub(crate) fn on(&self, registry: &ToolRegistry) -> ToolContext {
+        let same = self.runner().is_some_and(|runner| {
+            std::ptr::addr_eq(Arc::as_ptr(runner), Arc::as_ptr(&registry.inner))
+        });
+        if same {
+            self.clone()
+        } else {
+            self.with_runner(Arc::clone(&registry.inner) as crate::context::Runner)
+        }
     }
 }
 
@@ -180,63 +244,106 @@ impl ToolRegistry {
 
     /// An empty registry whose availability cache reads time from `clock` (for tests).
     pub fn with_clock(clock: Arc<dyn Clock>) -> Self {
-        Self {
+        Self::from_inner(Inner {
             availability: Availability::new(clock),
-            ..Self::default()
+            ..Inner::default()
+        })
+    }
+
+    fn from_inner(inner: Inner) -> Self {
+        Self {
+            inner: Arc::new(inner),
         }
     }
 
-    /// The hooks run by [`handle_function_call`](Self::handle_function_call).
+    /// Whether two handles share one registry.
+    pub fn ptr_eq(&self, other: &ToolRegistry) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The hooks [`call`](Self::call) runs around each call.
     pub fn hooks(&self) -> &Hooks {
-        &self.hooks
+        &self.inner.hooks
     }
 
     /// Sets (or with `None` removes) the gate that approves calls needing approval.
     pub fn set_approval_gate(&self, gate: Option<Arc<dyn ApprovalGate>>) {
-        *self.approval_gate.write() = gate;
+        *self.inner.approval_gate.write() = gate;
     }
 
     /// The approval gate, if one is set.
     pub fn approval_gate(&self) -> Option<Arc<dyn ApprovalGate>> {
-        self.approval_gate.read().clone()
+        self.inner.approval_gate.read().clone()
+    }
+
+    /// This registry's configuration (the default one until [`set_config`](Self::set_config)).
+    pub fn config(&self) -> Arc<Config> {
+        Arc::clone(&self.inner.config.read().0)
+    }
+
+    /// Replaces this registry's configuration. Cached definitions are computed anew and
+    /// availability answers are forgotten when the check TTL changes. Other registries (and
+    /// the global one) are not affected.
+    pub fn set_config(&self, config: Config) {
+        let ttl = std::time::Duration::from_secs(config.check_ttl_secs);
+        {
+            let mut guard = self.inner.config.write();
+            guard.0 = Arc::new(config);
+            guard.1 += 1;
+        }
+        self.inner.availability.set_default_ttl(ttl);
+    }
+
+    /// A number that changes each time [`set_config`](Self::set_config) is called.
+    pub(crate) fn config_version(&self) -> u64 {
+        self.inner.config.read().1
     }
 
     pub(crate) fn definitions_cache(&self) -> &DefinitionsCache {
-        &self.definitions_cache
+        &self.inner.definitions_cache
     }
 
-    /// How many definitions lists are cached (bounded by
-    /// [`CACHE_CAPACITY`](crate::definitions::CACHE_CAPACITY)).
+    /// How many definitions lists are cached (at most 64 selections).
     pub fn cached_definitions(&self) -> usize {
-        self.definitions_cache.len()
+        self.inner.definitions_cache.len()
     }
 
     /// The cache of check results: probe availability through it.
     pub fn availability(&self) -> &Availability {
-        &self.availability
+        &self.inner.availability
     }
 
-    /// The registry of every `#[tool]` linked into this binary, built at first use.
+    /// The registry of every `#[tool]` and [`toolset!`](crate::toolset!) linked into this
+    /// binary, built at first use; every call returns a handle to the same registry.
     ///
     /// When two linked crates declare one name, one declaration wins deterministically (one
     /// declaring `overrides` first, then the smaller crate name, module path and line) and the
     /// other is reported in [`conflicts`](Self::conflicts) and as a `tracing` warning.
-    pub fn global() -> &'static ToolRegistry {
+    pub fn global() -> ToolRegistry {
+        Self::global_ref().clone()
+    }
+
+    /// The global registry, borrowed for the whole program.
+    pub(crate) fn global_ref() -> &'static ToolRegistry {
         static GLOBAL: OnceLock<ToolRegistry> = OnceLock::new();
-        GLOBAL.get_or_init(|| {
-            let registry = Self::from_decls(&TOOLS);
-            for decl in TOOLSETS.iter() {
-                let composite = Composite::new(decl.name, decl.description.trim())
-                    .with_tools(decl.tools.iter().copied())
-                    .with_includes(decl.includes.iter().copied());
-                registry.register_toolset(composite);
-            }
-            registry
-        })
+        GLOBAL.get_or_init(Self::linked)
+    }
+
+    /// A new registry of every `#[tool]` and [`toolset!`](crate::toolset!) linked into this
+    /// binary, independent of [`global`](Self::global): its own config, hooks and caches.
+    pub fn linked() -> ToolRegistry {
+        let registry = Self::from_decls(&TOOLS);
+        for decl in TOOLSETS.iter() {
+            let composite = Composite::new(decl.name, decl.description.trim())
+                .with_tools(decl.tools.iter().copied())
+                .with_includes(decl.includes.iter().copied());
+            registry.register_toolset(composite);
+        }
+        registry
     }
 
     /// A registry of the given static declarations, with duplicates settled as in [`global`](Self::global).
-    pub fn from_decls(decls: &'static [ToolDecl]) -> Self {
+    pub(crate) fn from_decls(decls: &'static [ToolDecl]) -> Self {
         let mut ordered: Vec<&'static ToolDecl> = decls.iter().collect();
         ordered.sort_by(|a, b| {
             (a.name, !a.overrides, &a.provenance).cmp(&(b.name, !b.overrides, &b.provenance))
@@ -266,41 +373,41 @@ impl ToolRegistry {
                 }
             }
         }
-        Self {
+        Self::from_inner(Inner {
             snapshot: RwLock::new(Arc::new(Snapshot {
                 tools,
                 ..Snapshot::default()
             })),
             conflicts: Mutex::new(conflicts),
-            ..Self::default()
-        }
+            ..Inner::default()
+        })
     }
 
     /// The current snapshot; holding it never blocks writers.
     pub fn snapshot(&self) -> Arc<Snapshot> {
-        self.snapshot.read().clone()
+        self.inner.snapshot.read().clone()
     }
 
     /// The tool of that name.
     pub fn get(&self, name: &str) -> Option<Arc<Tool>> {
-        self.snapshot.read().tools.get(name).cloned()
+        self.inner.snapshot.read().tools.get(name).cloned()
     }
 
     /// A number that changes on every successful change of the registry (tools, composite
     /// toolsets, aliases), and never on a refused one.
     pub fn generation(&self) -> u64 {
-        self.snapshot.read().generation
+        self.inner.snapshot.read().generation
     }
 
     /// A receiver that sees the [generation](Self::generation) each time it changes: await
     /// `changed()` instead of polling.
     pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.changes.subscribe()
+        self.inner.changes.subscribe()
     }
 
     /// Duplicate declarations dropped when the registry was built from the linked slice.
     pub fn conflicts(&self) -> Vec<Conflict> {
-        self.conflicts.lock().clone()
+        self.inner.conflicts.lock().clone()
     }
 
     /// Adds `tool`, following the rules in the [module docs](self).
@@ -316,7 +423,7 @@ impl ToolRegistry {
             tracing::warn!(error = %err, "tool registration refused");
             return Err(err);
         }
-        let mut guard = self.snapshot.write();
+        let mut guard = self.inner.snapshot.write();
         if let Some(existing) = guard.tools.get(tool.name())
             && let Err(err) = admit(existing, &tool)
         {
@@ -326,7 +433,7 @@ impl ToolRegistry {
         }
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
-        self.changes.send_replace(snapshot.generation);
+        self.inner.changes.send_replace(snapshot.generation);
         let name: Arc<str> = Arc::from(tool.name());
         Ok(snapshot.tools.insert(name, tool))
     }
@@ -379,20 +486,20 @@ impl ToolRegistry {
 
     /// Applies `change` to a copy of the snapshot and bumps the generation.
     fn mutate<R>(&self, change: impl FnOnce(&mut Snapshot) -> R) -> R {
-        let mut guard = self.snapshot.write();
+        let mut guard = self.inner.snapshot.write();
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
-        self.changes.send_replace(snapshot.generation);
+        self.inner.changes.send_replace(snapshot.generation);
         change(snapshot)
     }
 
     /// Like [`mutate`](Self::mutate), bumping the generation only when `change` returns `Some`.
     fn mutate_if<R>(&self, change: impl FnOnce(&mut Snapshot) -> Option<R>) -> Option<R> {
-        let mut guard = self.snapshot.write();
+        let mut guard = self.inner.snapshot.write();
         let mut next = Snapshot::clone(&guard);
         let removed = change(&mut next)?;
         next.generation += 1;
-        self.changes.send_replace(next.generation);
+        self.inner.changes.send_replace(next.generation);
         *guard = Arc::new(next);
         Some(removed)
     }

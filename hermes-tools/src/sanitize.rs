@@ -32,10 +32,7 @@ static CDATA: LazyLock<Regex> = LazyLock::new(|| regex(r"(?s)<!\[CDATA\[.*?\]\]>
 
 /// Sanitises an error message for the model: strip, cap, redact, prefix.
 ///
-/// ```
-/// let text = hermes_tools::sanitize::error_text("<tool_call>boom</tool_call> key sk-abcdefghijklmnopqrstuvwxyz");
-/// assert_eq!(text, "[TOOL_ERROR] boom key sk-abc...wxyz");
-/// ```
+/// (Example: the unit test `error_text_example_holds`.)
 pub fn error_text(message: &str) -> String {
     let text = ROLE_TAG.replace_all(message, "");
     let text = FENCE_OPEN.replace_all(&text, "");
@@ -113,7 +110,7 @@ fn mask(token: &str) -> String {
 /// private-key blocks and URL passwords. Text without any is returned borrowed.
 ///
 /// ```
-/// use hermes_tools::sanitize::redact;
+/// use hermes_tools::redact;
 /// assert_eq!(redact("auth: Bearer abcdefghijklmnopqrstuvwxyz"), "auth: Bearer abcdef...wxyz");
 /// assert_eq!(redact("login with password=hunter22 failed"), "login with password=*** failed");
 /// assert_eq!(redact("nothing secret"), "nothing secret");
@@ -195,5 +192,13 @@ mod tests {
             "[REDACTED PRIVATE KEY]"
         );
         assert!(matches!(redact("plain words"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn error_text_example_holds() {
+        let text = crate::sanitize::error_text(
+            "<tool_call>boom</tool_call> key sk-abcdefghijklmnopqrstuvwxyz",
+        );
+        assert_eq!(text, "[TOOL_ERROR] boom key sk-abc...wxyz");
     }
 }

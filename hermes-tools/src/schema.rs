@@ -53,6 +53,20 @@ pub fn normalize(schema: Value) -> Value {
     Value::Object(object)
 }
 
+/// The subschema a local `$ref` names in `root`: `#` is `root` itself, `#/a/b` the JSON Pointer
+/// `/a/b` (RFC 6901: `~1` reads as `/`, `~0` as `~`, an array item by its index), so `$defs`,
+/// `definitions` and any other place in the document. `None` for a reference that is not local
+/// (another document, an anchor) or names nothing, since a tool's schema must be
+/// self-contained. Percent-encoding in the fragment is not decoded: tool schemas do not use it,
+/// and decoding could only make a resolvable reference fail, never the reverse.
+pub(crate) fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
 /// A tool's parameter schema, with what dispatch needs to know about it computed once.
 #[derive(Debug)]
 pub(crate) struct ParameterSchema {
@@ -110,5 +124,37 @@ mod tests {
         assert!(has_unenforced_keyword(&constrained));
         let nested = json!({"$defs":{"A":{"type":"string","pattern":"^a"}}});
         assert!(has_unenforced_keyword(&nested));
+    }
+
+    #[test]
+    fn local_refs_resolve_as_json_pointers() {
+        let root = json!({
+            "$defs": {"A": {"type": "string"}, "a/b~c": {"type": "integer"}},
+            "definitions": {"B": {"type": "boolean"}},
+            "anyOf": [{"type": "null"}, {"$ref": "#/$defs/A"}],
+        });
+        assert_eq!(resolve_ref(&root, "#"), Some(&root));
+        assert_eq!(resolve_ref(&root, "#/$defs/A"), Some(&root["$defs"]["A"]));
+        assert_eq!(
+            resolve_ref(&root, "#/definitions/B"),
+            Some(&root["definitions"]["B"])
+        );
+        assert_eq!(
+            resolve_ref(&root, "#/$defs/a~1b~0c"),
+            Some(&root["$defs"]["a/b~c"])
+        );
+        assert_eq!(resolve_ref(&root, "#/anyOf/1"), Some(&root["anyOf"][1]));
+        for unresolved in [
+            "",
+            "#/$defs/Missing",
+            "#/anyOf/2",
+            "#/anyOf/01",
+            "#anchor",
+            "other.json#/$defs/A",
+            "https://example.com/schema#/$defs/A",
+            "#/$defs/a%2Fb~0c",
+        ] {
+            assert_eq!(resolve_ref(&root, unresolved), None, "{unresolved}");
+        }
     }
 }

@@ -74,7 +74,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::dispatch::nearest;
+use crate::nearest::nearest;
 
 /// The names that mean every toolset.
 const ALL_NAMES: [&str; 2] = ["all", "*"];

@@ -126,14 +126,13 @@ fn second_shared() {}
 
 #[test]
 fn a_shared_check_runs_once_per_pass() {
-    let registry = ToolRegistry::new();
+    // The linked tools of this test binary, in a registry of their own: the two sharing a check.
+    let registry = ToolRegistry::linked();
     registry.availability().set_ttl(Some(Duration::ZERO));
-    registry
-        .register(Tool::from_decl(&FIRST_SHARED_TOOL))
-        .unwrap();
-    registry
-        .register(Tool::from_decl(&SECOND_SHARED_TOOL))
-        .unwrap();
+    assert_eq!(
+        registry.snapshot().names().collect::<Vec<_>>(),
+        ["first_shared", "second_shared"]
+    );
     let before = SHARED_CALLS.load(Ordering::SeqCst);
     let mut probe = registry.availability().probe();
     for tool in registry.snapshot().tools() {

@@ -7,12 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use hermes_tools::availability::ManualClock;
-use hermes_tools::definitions::{CACHE_CAPACITY, DefinitionsRequest};
-use hermes_tools::formats::Format;
 use hermes_tools::{
-    Composite, SchemaContext, SchemaOverride, SelectionError, Tool, ToolContext, ToolRegistry,
+    CallOptions, Composite, DefinitionsRequest, Format, SchemaContext, SchemaOverride,
+    SelectionError, Tool, ToolContext, ToolRegistry,
 };
 use serde_json::{Value, json};
+
+/// The documented bound of the definitions cache (64 selections).
+const CACHE_CAPACITY: usize = 64;
 
 fn params(property: &str) -> Value {
     json!({
@@ -209,8 +211,14 @@ fn an_override_merges_over_the_static_schema_and_cannot_rename() {
             .collect::<Vec<_>>(),
         ["value", "count"]
     );
-    // Dispatch repairs against the schema the model saw: "3" becomes 3 for `count`.
-    let answer = registry.dispatch("live", r#"{"value":"v","count":"3"}"#, &ToolContext::new());
+    // A call with the definitions the model saw is repaired against their schema: "3"
+    // becomes 3 for `count`.
+    let answer = registry.call_blocking_with(
+        "live",
+        r#"{"value":"v","count":"3"}"#,
+        &ToolContext::new(),
+        &CallOptions::new().definitions(definitions.clone()),
+    );
     assert!(!answer.is_error(), "{answer}");
     assert_eq!(*seen_count.lock(), Some(json!(3)));
 }
@@ -320,7 +328,7 @@ fn forgetting_check_results_recomputes_the_cached_list() {
 }
 
 #[test]
-fn each_cached_list_restores_the_schema_it_showed_for_dispatch() {
+fn each_list_judges_calls_by_the_schema_it_showed() {
     let registry = ToolRegistry::new();
     let counted = Tool::builder("counted", "demo")
         .description("Count things, with a count field only when the web is there.")
@@ -339,25 +347,29 @@ fn each_cached_list_restores_the_schema_it_showed_for_dispatch() {
     registry.register(tool("web_search", "web")).unwrap();
     let with_web = DefinitionsRequest::all();
     let without_web = DefinitionsRequest::all().enable(["demo"]);
-    registry.definitions(&with_web).unwrap();
-    registry.definitions(&without_web).unwrap();
-    // A cache hit for the list with `count` makes dispatch repair `count` again.
-    registry.definitions(&with_web).unwrap();
-    let answer = registry.dispatch(
-        "counted",
-        r#"{"value":"v","count":"7"}"#,
-        &ToolContext::new(),
-    );
+    let first = registry.definitions(&with_web).unwrap();
+    let shown_without = registry.definitions(&without_web).unwrap();
+    // A cache hit for the list with `count` judges by that list's schema: `count` repaired.
+    let shown_with = registry.definitions(&with_web).unwrap();
+    assert!(shown_with.ptr_eq(&first));
+    let call = |options: &CallOptions| {
+        registry.call_blocking_with(
+            "counted",
+            r#"{"value":"v","count":"7"}"#,
+            &ToolContext::new(),
+            options,
+        )
+    };
+    let answer = call(&CallOptions::new().definitions(shown_with));
     assert_eq!(answer.to_value(), json!(7));
-    registry.definitions(&without_web).unwrap();
-    let answer = registry.dispatch(
-        "counted",
-        r#"{"value":"v","count":"7"}"#,
-        &ToolContext::new(),
-    );
-    assert_eq!(
-        answer.to_value(),
-        json!("7"),
-        "the static schema knows no count: left as sent"
-    );
+    // The list without `count` (and the static schema, with no list) knows no `count`: refused.
+    for options in [
+        CallOptions::new().definitions(shown_without),
+        CallOptions::new(),
+    ] {
+        let answer = call(&options);
+        assert!(answer.is_error(), "{answer}");
+        let error = answer.to_value()["error"].as_str().unwrap().to_owned();
+        assert!(error.contains(r#"Unknown argument "count""#), "{error}");
+    }
 }

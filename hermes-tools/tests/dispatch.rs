@@ -1,6 +1,6 @@
 //! Dispatch end to end: every bad input answers JSON with an error, never a panic.
 
-use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, tool};
+use hermes_tools::{Config, ToolAnswer, ToolContext, ToolRegistry, tool};
 use serde_json::{Value, json};
 
 /// Add two integers.
@@ -81,7 +81,7 @@ async fn explode_later() -> String {
 }
 
 fn call(name: &str, args: &str) -> ToolAnswer {
-    let answer = ToolRegistry::global().dispatch(name, args, &ToolContext::new());
+    let answer = ToolRegistry::global().call_blocking(name, args, &ToolContext::new());
     // Whatever happens, the answer is JSON.
     let _: Value = serde_json::from_str(answer.as_str()).expect("every answer is JSON");
     answer
@@ -134,6 +134,18 @@ fn missing_required_argument_is_named() {
 }
 
 #[test]
+fn an_undeclared_argument_is_refused_unless_the_config_ignores_it() {
+    let error = error_of(&call("add", r#"{"a": 1, "b": 2, "bb": 3}"#));
+    assert!(error.contains(r#"Unknown argument "bb""#), "{error}");
+    assert!(error.contains(r#"Did you mean "b"?"#), "{error}");
+    // A registry of its own, so the global one keeps the default rule.
+    let registry = ToolRegistry::linked();
+    registry.set_config(Config::from_toml_str("unknown_arguments = \"ignore\"\n").unwrap());
+    let answer = registry.call_blocking("add", r#"{"a": 1, "b": 2, "bb": 3}"#, &ToolContext::new());
+    assert_eq!(answer.as_str(), "3");
+}
+
+#[test]
 fn constraints_schemars_does_not_enforce_are_validated() {
     let error = error_of(&call("pick", r#"{"colours": ["red", "green", "blue"]}"#));
     assert!(error.contains("/colours"), "{error}");
@@ -179,7 +191,7 @@ fn extensions_are_injected_and_missing_ones_explained() {
     let ctx = ToolContext::new()
         .with_session_id("s1")
         .with_extension(Greeting("Hello"));
-    let answer = ToolRegistry::global().dispatch("greet", r#"{"name": "Ada"}"#, &ctx);
+    let answer = ToolRegistry::global().call_blocking("greet", r#"{"name": "Ada"}"#, &ctx);
     assert_eq!(answer.to_value(), json!({"result": "Hello Ada from s1"}));
     let error = error_of(&call("greet", r#"{"name": "Ada"}"#));
     assert!(error.contains("Greeting"), "{error}");
@@ -212,16 +224,14 @@ fn async_tools_run_from_sync_code_inside_a_multi_thread_runtime() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn async_dispatch_awaits_async_tools_and_offloads_sync_ones() {
+async fn async_call_awaits_async_tools_and_runs_sync_ones() {
     let registry = ToolRegistry::global();
     let ctx = ToolContext::new();
-    let answer = registry.dispatch_async("count", r#"{"n": 4}"#, &ctx).await;
+    let answer = registry.call("count", r#"{"n": 4}"#, &ctx).await;
     assert_eq!(answer.to_value(), json!([1, 2, 3, 4]));
-    let answer = registry
-        .dispatch_async("add", r#"{"a": 1, "b": 1}"#, &ctx)
-        .await;
+    let answer = registry.call("add", r#"{"a": 1, "b": 1}"#, &ctx).await;
     assert_eq!(answer.as_str(), "2");
-    let answer = registry.dispatch_async("explode", "{}", &ctx).await;
+    let answer = registry.call("explode", "{}", &ctx).await;
     assert!(answer.is_error());
 }
 

@@ -12,10 +12,8 @@ use std::time::{Duration, Instant};
 
 use hermes_tools::availability::ManualClock;
 use hermes_tools::config::{Config, McpServerConfig};
-use hermes_tools::definitions::DefinitionsRequest;
-use hermes_tools::formats::Format;
 use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
-use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry};
+use hermes_tools::{DefinitionsRequest, Format, Selection, Tool, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
 
 const INSTALL: &str = "run `bash .ci/test` (it installs .ci/requirements.txt and .ci/package.json and exports HERMES_PYTHON and HERMES_NODE_MODULES)";
@@ -143,9 +141,7 @@ fn names(registry: &ToolRegistry, toolset: &str) -> Vec<String> {
 }
 
 async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::ToolAnswer {
-    registry
-        .handle_function_call_async(name, args, &ToolContext::new())
-        .await
+    registry.call(name, args, &ToolContext::new()).await
 }
 
 fn definitions(registry: &ToolRegistry, format: Format, selection: Selection) -> Vec<Value> {
@@ -162,12 +158,12 @@ fn assert_meta_valid(schema: &Value) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn time_server_tools_are_registered_described_and_called() {
     let python = venv_python();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let config = config([(
         "time",
         server(python.to_str().unwrap(), &["-m", "mcp_server_time"]),
     )]);
-    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
 
     let status = clients.status("time").unwrap();
     assert_eq!(
@@ -234,9 +230,9 @@ async fn time_server_tools_are_registered_described_and_called() {
     assert!(result["is_dst"].is_boolean());
 
     // The synchronous pipeline works too (from inside this runtime, as a sync agent would).
-    let registry2 = Arc::clone(&registry);
+    let registry2 = registry.clone();
     let sync = tokio::task::spawn_blocking(move || {
-        registry2.handle_function_call(
+        registry2.call_blocking(
             "mcp__time__convert_time",
             r#"{"source_timezone":"UTC","time":"12:00","target_timezone":"Asia/Tokyo"}"#,
             &ToolContext::new(),
@@ -269,12 +265,12 @@ async fn time_server_tools_are_registered_described_and_called() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_server_tools_are_registered_described_called_and_refreshed() {
     let entry = everything_entry();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let config = config([(
         "everything",
         server("node", &[entry.to_str().unwrap(), "stdio"]),
     )]);
-    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
 
     let status = clients.status("everything").unwrap();
     let expected = [
@@ -365,7 +361,7 @@ async fn everything_server_tools_are_registered_described_called_and_refreshed()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_changed_replaces_the_toolset_and_nothing_else() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let native = Tool::builder("native_tool", "native")
         .description("A tool of ours.")
         .handler(|_, _| "ok")
@@ -373,7 +369,7 @@ async fn list_changed_replaces_the_toolset_and_nothing_else() {
     registry.register(native).unwrap();
     let native_before = registry.get("native_tool").unwrap();
     let clients = McpClients::start(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", fake.config())]),
         &Selection::default(),
     )
@@ -423,7 +419,7 @@ async fn list_changed_replaces_the_toolset_and_nothing_else() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_missing_command_is_reported_and_the_others_go_on() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let config = config([
         ("fake", fake.config()),
         (
@@ -434,7 +430,7 @@ async fn a_missing_command_is_reported_and_the_others_go_on() {
             ),
         ),
     ]);
-    let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
     let report = clients.report();
     assert_eq!(
         report.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(),
@@ -469,9 +465,9 @@ async fn a_server_failing_at_start_is_reported_with_its_stderr() {
         "FAKE_EXIT_ON_START".into(),
         "fatal: bad credentials password=hunter2hunter2".into(),
     );
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let clients = McpClients::start(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", failing)]),
         &Selection::default(),
     )
@@ -492,7 +488,7 @@ async fn a_server_failing_at_start_is_reported_with_its_stderr() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dead_server_loses_its_tools_and_comes_back() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let options = McpOptions {
         backoff: Backoff {
             initial: Duration::from_millis(500),
@@ -501,7 +497,7 @@ async fn a_dead_server_loses_its_tools_and_comes_back() {
         ..McpOptions::default()
     };
     let clients = McpClients::start_with(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", fake.config())]),
         &Selection::default(),
         options,
@@ -548,7 +544,7 @@ async fn a_dead_server_loses_its_tools_and_comes_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_breaker_opens_after_three_failures_and_closes_after_the_cooldown() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let clock = Arc::new(ManualClock::new());
     let options = McpOptions {
         clock: clock.clone(),
@@ -557,7 +553,7 @@ async fn the_breaker_opens_after_three_failures_and_closes_after_the_cooldown() 
     let mut slow = fake.config();
     slow.call_timeout_secs = 1;
     let _clients = McpClients::start_with(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", slow)]),
         &Selection::default(),
         options,
@@ -600,7 +596,7 @@ async fn the_breaker_opens_after_three_failures_and_closes_after_the_cooldown() 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disabled_server_is_never_started() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let config = config([("fake", fake.config())]);
     for (enabled, disabled) in [
         (vec![], vec!["fake"]),
@@ -613,7 +609,7 @@ async fn a_disabled_server_is_never_started() {
             enabled: enabled.iter().map(|s| (*s).to_owned()).collect(),
             disabled: disabled.iter().map(|s| (*s).to_owned()).collect(),
         };
-        let clients = McpClients::start(Arc::clone(&registry), &config, &selection).await;
+        let clients = McpClients::start(&registry, &config, &selection).await;
         let status = clients.status("fake").unwrap();
         assert!(
             matches!(status.state, ServerState::Skipped { .. }),
@@ -638,9 +634,9 @@ async fn a_disabled_server_is_never_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn schemas_are_repaired_names_shortened_and_unusable_tools_reported() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let clients = McpClients::start(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", fake.config())]),
         &Selection::default(),
     )
@@ -698,7 +694,7 @@ async fn schemas_are_repaired_names_shortened_and_unusable_tools_reported() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_built_in_tool_is_never_replaced() {
     let fake = Fake::new();
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let ours = Tool::builder("mcp__fake__echo", "native")
         .description("Our echo.")
         .handler(|_, _| "ours")
@@ -707,7 +703,7 @@ async fn a_built_in_tool_is_never_replaced() {
     let mut only_echo = fake.config();
     only_echo.include = vec!["echo".into(), "count".into()];
     let clients = McpClients::start(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", only_echo)]),
         &Selection::default(),
     )
@@ -735,9 +731,9 @@ async fn the_server_gets_a_filtered_environment_and_its_own() {
     let fake = Fake::new();
     let mut with_env = fake.config();
     with_env.env.insert("FAKE_TOKEN".into(), "t0k3n".into());
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     let _clients = McpClients::start(
-        Arc::clone(&registry),
+        &registry,
         &config([("fake", with_env)]),
         &Selection::default(),
     )

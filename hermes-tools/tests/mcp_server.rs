@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 /// How long a notification may take (the server polls every 20 ms here).
 const PATIENCE: Duration = Duration::from_secs(5);
 
-fn demo_registry() -> Arc<ToolRegistry> {
+fn demo_registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
     let tools = [
         Tool::builder("echo", "demo")
@@ -60,11 +60,11 @@ fn demo_registry() -> Arc<ToolRegistry> {
     for tool in tools {
         registry.register(tool.build()).expect("registers");
     }
-    Arc::new(registry)
+    registry
 }
 
-fn demo_server(registry: &Arc<ToolRegistry>) -> ToolServer {
-    ToolServer::shared(Arc::clone(registry))
+fn demo_server(registry: &ToolRegistry) -> ToolServer {
+    ToolServer::new(registry.clone())
         .selection(Selection {
             enabled: vec!["demo".into()],
             disabled: vec![],
@@ -254,10 +254,7 @@ async fn agent_loop_tools_are_hidden_unless_the_server_is_the_loop() {
     invalid_params_message(session.call_tool(call("todo", json!({}))).await);
     session.cancel().await.expect("closes");
 
-    let options = hermes_tools::pipeline::CallOptions {
-        from_agent_loop: true,
-        ..Default::default()
-    };
+    let options = hermes_tools::CallOptions::new().from_agent_loop();
     let (session, _) = connect(demo_server(&registry).call_options(options)).await;
     let result = session
         .call_tool(call("todo", json!({})))
@@ -320,7 +317,7 @@ async fn the_approval_gate_decides_calls_that_need_approval() {
     );
 
     registry.set_approval_gate(Some(Arc::new(
-        |request: &hermes_tools::pipeline::ApprovalRequest<'_>| request.tool == "wipe",
+        |request: &hermes_tools::hooks::ApprovalRequest<'_>| request.tool == "wipe",
     )));
     let approved = session
         .call_tool(call("wipe", json!({})))
@@ -329,7 +326,7 @@ async fn the_approval_gate_decides_calls_that_need_approval() {
     assert_eq!(approved.is_error, Some(false), "{}", text_of(&approved));
 
     registry.set_approval_gate(Some(Arc::new(
-        |_: &hermes_tools::pipeline::ApprovalRequest<'_>| false,
+        |_: &hermes_tools::hooks::ApprovalRequest<'_>| false,
     )));
     let denied = session
         .call_tool(call("wipe", json!({})))
@@ -568,7 +565,7 @@ async fn http_refuses_addresses_that_are_not_loopback() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_toolset_is_refused_before_serving() {
-    let server = ToolServer::shared(demo_registry()).selection(Selection {
+    let server = ToolServer::new(demo_registry()).selection(Selection {
         enabled: vec!["demoo".into()],
         disabled: vec![],
     });

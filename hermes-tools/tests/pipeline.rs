@@ -4,9 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use hermes_tools::hooks::{Directive, Status};
-use hermes_tools::pipeline::{ApprovalRequest, CallOptions};
-use hermes_tools::{Tool, ToolContext, ToolDecl, ToolRegistry, tool};
+use hermes_tools::hooks::{ApprovalRequest, Directive, Status};
+use hermes_tools::{CallOptions, ToolContext, ToolRegistry, tool};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
@@ -20,7 +19,7 @@ fn echo(
 }
 
 /// Sleep, then answer.
-#[tool(toolset = "demo")]
+#[tool(toolset = "demo", blocking)]
 fn nap(
     /// How long, in milliseconds.
     ms: u64,
@@ -38,8 +37,14 @@ fn guarded_write(
     format!("wrote {text}")
 }
 
+/// Name the thread it runs on.
+#[tool(toolset = "demo")]
+fn whereami() -> String {
+    format!("{:?}", std::thread::current().id())
+}
+
 /// Block a thread for longer than allowed.
-#[tool(toolset = "slow", timeout_secs = 1)]
+#[tool(toolset = "slow", blocking, timeout_secs = 1)]
 fn stuck_sync() -> &'static str {
     std::thread::sleep(Duration::from_secs(3));
     "too late"
@@ -69,16 +74,24 @@ fn todo_stub() -> &'static str {
     "todo ran"
 }
 
-fn registry(decls: &[&'static ToolDecl]) -> ToolRegistry {
-    let registry = ToolRegistry::new();
-    for decl in decls {
-        registry.register(Tool::from_decl(decl)).unwrap();
+/// A registry of only these linked tools, independent of the global one (its own hooks).
+fn registry(names: &[&str]) -> ToolRegistry {
+    let registry = ToolRegistry::linked();
+    let others: Vec<String> = registry
+        .snapshot()
+        .names()
+        .filter(|name| !names.contains(name))
+        .map(str::to_owned)
+        .collect();
+    for name in others {
+        registry.deregister(&name);
     }
+    assert_eq!(registry.snapshot().names().len(), names.len());
     registry
 }
 
 fn demo() -> ToolRegistry {
-    registry(&[&ECHO_TOOL, &NAP_TOOL, &GUARDED_WRITE_TOOL, &TODO_STUB_TOOL])
+    registry(&["echo", "nap", "guarded_write", "todo"])
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +125,7 @@ fn ctx() -> ToolContext {
 #[test]
 fn no_hooks_is_a_straight_call() {
     let registry = demo();
-    let answer = registry.handle_function_call("echo", r#"{"text":"hi"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"hi"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"echo": "hi"}));
 }
 
@@ -123,7 +136,7 @@ fn a_block_directive_answers_its_message_and_post_hooks_see_blocked() {
         (call.name == "echo").then(|| Directive::Block("echo is off today".into()))
     });
     let seen = record_posts(&registry);
-    let answer = registry.handle_function_call("echo", r#"{"text":"hi"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"hi"}"#, &ctx());
     assert_eq!(answer.as_str(), r#"{"error":"echo is off today"}"#);
     let seen = seen.lock();
     assert_eq!(seen.len(), 1);
@@ -140,7 +153,7 @@ fn malformed_directives_are_ignored() {
     registry
         .hooks()
         .add_pre_call(None, |_| Some(Directive::Approve(String::new())));
-    let answer = registry.handle_function_call("echo", r#"{"text":"hi"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"hi"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"echo": "hi"}));
 }
 
@@ -157,11 +170,8 @@ fn skipping_pre_hooks_still_runs_post_hooks_and_transforms() {
     registry.hooks().add_transform(None, |record| {
         Some(format!(r#"{{"wrapped":{}}}"#, record.result))
     });
-    let options = CallOptions {
-        skip_pre_hooks: true,
-        ..CallOptions::default()
-    };
-    let answer = registry.handle_function_call_with("echo", r#"{"text":"hi"}"#, &ctx(), &options);
+    let options = CallOptions::new().skip_pre_hooks();
+    let answer = registry.call_blocking_with("echo", r#"{"text":"hi"}"#, &ctx(), &options);
     assert_eq!(answer.to_value(), json!({"wrapped": {"echo": "hi"}}));
     assert_eq!(pre_runs.load(Ordering::SeqCst), 0);
     assert_eq!(seen.lock()[0].status, Status::Ok);
@@ -171,7 +181,7 @@ fn skipping_pre_hooks_still_runs_post_hooks_and_transforms() {
 fn duration_is_whole_milliseconds() {
     let registry = demo();
     let seen = record_posts(&registry);
-    registry.handle_function_call("nap", r#"{"ms": 30}"#, &ctx());
+    registry.call_blocking("nap", r#"{"ms": 30}"#, &ctx());
     let duration = seen.lock()[0].duration_ms;
     assert!((30..5_000).contains(&duration), "{duration}");
 }
@@ -186,7 +196,7 @@ fn the_first_transform_wins() {
     registry
         .hooks()
         .add_transform(None, |_| Some(r#"{"second":true}"#.into()));
-    let answer = registry.handle_function_call("echo", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"x"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"first": true}));
 }
 
@@ -196,23 +206,20 @@ fn a_transform_that_returns_plain_text_still_answers_json() {
     registry
         .hooks()
         .add_transform(None, |_| Some("not json".into()));
-    let answer = registry.handle_function_call("echo", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"x"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"result": "not json"}));
 }
 
 #[test]
 fn agent_loop_tools_are_refused_unless_the_loop_calls_them() {
     let registry = demo();
-    let answer = registry.handle_function_call("todo", "{}", &ctx());
+    let answer = registry.call_blocking("todo", "{}", &ctx());
     assert_eq!(
         answer.as_str(),
         r#"{"error":"todo must be handled by the agent loop"}"#
     );
-    let options = CallOptions {
-        from_agent_loop: true,
-        ..CallOptions::default()
-    };
-    let answer = registry.handle_function_call_with("todo", "{}", &ctx(), &options);
+    let options = CallOptions::new().from_agent_loop();
+    let answer = registry.call_blocking_with("todo", "{}", &ctx(), &options);
     assert_eq!(answer.to_value(), json!({"result": "todo ran"}));
 }
 
@@ -220,7 +227,7 @@ fn agent_loop_tools_are_refused_unless_the_loop_calls_them() {
 fn unknown_tools_pass_through_the_hooks() {
     let registry = demo();
     let seen = record_posts(&registry);
-    let answer = registry.handle_function_call("ecko", "{}", &ctx());
+    let answer = registry.call_blocking("ecko", "{}", &ctx());
     assert!(answer.is_error());
     assert_eq!(answer.to_value()["suggestions"][0], "echo");
     let seen = seen.lock();
@@ -230,7 +237,7 @@ fn unknown_tools_pass_through_the_hooks() {
     registry.hooks().add_pre_call(None, |call| {
         (call.name == "nonexistent").then(|| Directive::Block("no".into()))
     });
-    let answer = registry.handle_function_call("nonexistent", "{}", &ctx());
+    let answer = registry.call_blocking("nonexistent", "{}", &ctx());
     assert_eq!(answer.as_str(), r#"{"error":"no"}"#);
 }
 
@@ -240,7 +247,7 @@ fn approval_without_a_gate_is_refused() {
     registry
         .hooks()
         .add_pre_call(None, |_| Some(Directive::Approve("sensitive".into())));
-    let answer = registry.handle_function_call("echo", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"x"}"#, &ctx());
     let error = answer.to_value()["error"].as_str().unwrap().to_owned();
     assert!(error.contains("no approval gate"), "{error}");
 }
@@ -248,7 +255,7 @@ fn approval_without_a_gate_is_refused() {
 #[test]
 fn marked_tools_go_through_the_gate() {
     let registry = demo();
-    let answer = registry.handle_function_call("guarded_write", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("guarded_write", r#"{"text":"x"}"#, &ctx());
     assert!(answer.is_error(), "no gate: refused");
 
     let asked: Arc<Mutex<Vec<String>>> = Arc::default();
@@ -258,9 +265,9 @@ fn marked_tools_go_through_the_gate() {
             .push(format!("{}: {}", request.tool, request.reason));
         request.args["text"] == "ok"
     })));
-    let answer = registry.handle_function_call("guarded_write", r#"{"text":"ok"}"#, &ctx());
+    let answer = registry.call_blocking("guarded_write", r#"{"text":"ok"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"result": "wrote ok"}));
-    let answer = registry.handle_function_call("guarded_write", r#"{"text":"no"}"#, &ctx());
+    let answer = registry.call_blocking("guarded_write", r#"{"text":"no"}"#, &ctx());
     assert!(
         answer.to_value()["error"]
             .as_str()
@@ -274,7 +281,7 @@ fn marked_tools_go_through_the_gate() {
             "guarded_write: guarded_write requires approval before it runs"
         ]
     );
-    let answer = registry.handle_function_call("echo", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"x"}"#, &ctx());
     assert_eq!(
         answer.to_value(),
         json!({"echo": "x"}),
@@ -294,15 +301,15 @@ fn a_panicking_hook_is_contained_and_the_call_goes_on() {
     registry
         .hooks()
         .add_transform(None, |_| panic!("transform bug"));
-    let answer = registry.handle_function_call("echo", r#"{"text":"x"}"#, &ctx());
+    let answer = registry.call_blocking("echo", r#"{"text":"x"}"#, &ctx());
     assert_eq!(answer.to_value(), json!({"echo": "x"}));
 }
 
 #[test]
 fn a_timed_out_sync_tool_answers_an_error() {
-    let registry = registry(&[&STUCK_SYNC_TOOL]);
+    let registry = registry(&["stuck_sync"]);
     let started = Instant::now();
-    let answer = registry.handle_function_call("stuck_sync", "{}", &ctx());
+    let answer = registry.call_blocking("stuck_sync", "{}", &ctx());
     assert!(
         started.elapsed() < Duration::from_millis(2_500),
         "{:?}",
@@ -318,9 +325,9 @@ fn a_timed_out_sync_tool_answers_an_error() {
 
 #[test]
 fn a_timed_out_async_tool_is_cancelled() {
-    let registry = registry(&[&STUCK_ASYNC_TOOL]);
+    let registry = registry(&["stuck_async"]);
     let started = Instant::now();
-    let answer = registry.handle_function_call("stuck_async", "{}", &ctx());
+    let answer = registry.call_blocking("stuck_async", "{}", &ctx());
     assert!(started.elapsed() < Duration::from_millis(2_500));
     assert!(
         answer.to_value()["error"]
@@ -333,10 +340,10 @@ fn a_timed_out_async_tool_is_cancelled() {
 
 #[test]
 fn sync_entry_point_works_inside_each_kind_of_runtime() {
-    let registry = Arc::new(demo());
+    let registry = demo();
     let call = |registry: &ToolRegistry| {
         registry
-            .handle_function_call("echo", r#"{"text":"rt"}"#, &ctx())
+            .call_blocking("echo", r#"{"text":"rt"}"#, &ctx())
             .to_value()
     };
     let current = tokio::runtime::Builder::new_current_thread()
@@ -359,16 +366,24 @@ fn sync_entry_point_works_inside_each_kind_of_runtime() {
     assert_eq!(call(&registry), json!({"echo": "rt"}));
 }
 
+#[test]
+fn a_sync_tool_not_declared_blocking_runs_on_the_callers_thread() {
+    let registry = registry(&["whereami"]);
+    let answer = registry.call_blocking("whereami", "{}", &ctx());
+    let here = format!("{:?}", std::thread::current().id());
+    assert_eq!(answer.to_value(), json!({ "result": here }));
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_async_form_runs_sync_tools_off_the_executor() {
     let registry = demo();
-    // Two 200 ms sync naps at once on a single-threaded executor: concurrent only if neither
-    // blocks the executor thread.
+    // Two 200 ms naps of a `blocking` sync tool at once on a single-threaded executor:
+    // concurrent only if neither blocks the executor thread.
     let ctx = ctx();
     let started = Instant::now();
     let (a, b) = tokio::join!(
-        registry.handle_function_call_async("nap", r#"{"ms": 200}"#, &ctx),
-        registry.handle_function_call_async("nap", r#"{"ms": 200}"#, &ctx),
+        registry.call("nap", r#"{"ms": 200}"#, &ctx),
+        registry.call("nap", r#"{"ms": 200}"#, &ctx),
     );
     assert_eq!(a.to_value(), json!({"result": "rested"}));
     assert_eq!(b.to_value(), json!({"result": "rested"}));
@@ -385,7 +400,7 @@ fn a_transformed_error_stays_an_error() {
     registry.hooks().add_transform(None, |record| {
         (record.status == Status::Error).then(|| r#"{"error":"rephrased"}"#.to_owned())
     });
-    let answer = registry.handle_function_call("ecko", "{}", &ctx());
+    let answer = registry.call_blocking("ecko", "{}", &ctx());
     assert!(answer.is_error());
     assert_eq!(answer.as_str(), r#"{"error":"rephrased"}"#);
 }

@@ -134,7 +134,7 @@ fn config(enabled: &[&str]) -> PluginsConfig {
     }
 }
 
-fn status(manager: &PluginManager<'_>, name: &str) -> PluginStatus {
+fn status(manager: &PluginManager, name: &str) -> PluginStatus {
     manager
         .get(name)
         .unwrap_or_else(|| panic!("plugin {name} is reported"))
@@ -144,7 +144,7 @@ fn status(manager: &PluginManager<'_>, name: &str) -> PluginStatus {
 
 fn call(registry: &ToolRegistry, name: &str, args: &str) -> String {
     registry
-        .dispatch(name, args, &ToolContext::new())
+        .call_blocking(name, args, &ToolContext::new())
         .into_string()
 }
 
@@ -231,9 +231,9 @@ fn an_enabled_plugin_loads_and_its_tools_hooks_and_toolsets_are_tracked() {
 
     // The hooks run in the pipeline.
     let ctx = ToolContext::new();
-    let blocked = registry.handle_function_call("alpha_echo", r#"{"text":"forbidden"}"#, &ctx);
+    let blocked = registry.call_blocking("alpha_echo", r#"{"text":"forbidden"}"#, &ctx);
     assert_eq!(blocked.as_str(), r#"{"error":"alpha says no"}"#);
-    let shouted = registry.handle_function_call("alpha_echo", r#"{"text":"shout"}"#, &ctx);
+    let shouted = registry.call_blocking("alpha_echo", r#"{"text":"shout"}"#, &ctx);
     assert_eq!(shouted.as_str(), r#""SHOUT""#);
 }
 
@@ -395,10 +395,18 @@ fn an_override_with_permission_replaces_the_tool() {
 
 #[test]
 fn unloading_an_override_gives_back_the_linked_tool() {
-    let registry = ToolRegistry::new();
-    registry
-        .register(Tool::from_decl(&LINKED_TOOL_TOOL))
-        .unwrap();
+    // A registry of the linked tools (independent of the global one), `linked_tool` only.
+    let registry = ToolRegistry::linked();
+    let others: Vec<String> = registry
+        .snapshot()
+        .names()
+        .filter(|name| *name != "linked_tool")
+        .map(str::to_owned)
+        .collect();
+    for name in others {
+        registry.deregister(&name);
+    }
+    assert_eq!(registry.get("linked_tool").unwrap().toolset(), "linked");
     let mut manager = PluginManager::new(&registry);
     manager.load(&PluginsConfig {
         allow_tool_override: vec!["linked_override".into()],
@@ -646,14 +654,14 @@ fn a_command_tool_answers_its_stdout() {
         root.0.join("cmd/plugin.toml").display().to_string()
     );
     // The manifest's schema is enforced before the command runs.
-    let answer = registry.dispatch("echo_args", r#"{}"#, &ToolContext::new());
+    let answer = registry.call_blocking("echo_args", r#"{}"#, &ToolContext::new());
     assert!(answer.is_error(), "{answer}");
 }
 
 #[test]
 fn a_non_zero_exit_is_an_error_with_the_status_and_stderr() {
     let (_root, registry) = command_plugin("exit");
-    let answer = registry.dispatch("fail", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("fail", "{}", &ToolContext::new());
     assert!(answer.is_error());
     assert_eq!(
         answer.to_value()["error"],
@@ -665,7 +673,8 @@ fn a_non_zero_exit_is_an_error_with_the_status_and_stderr() {
 fn a_timeout_kills_the_command_and_is_an_error() {
     let (_root, registry) = command_plugin("timeout");
     let started = Instant::now();
-    let answer = registry.dispatch("slow", "{}", &ToolContext::new());
+    // Raw dispatch: the command's own timeout, not the pipeline's (of the same length).
+    let answer = registry.dispatch_unguarded_blocking("slow", "{}", &ToolContext::new());
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "{:?}",
@@ -682,7 +691,7 @@ fn a_timeout_kills_the_command_and_is_an_error() {
 #[test]
 fn output_that_is_not_json_is_an_error() {
     let (_root, registry) = command_plugin("garbage");
-    let answer = registry.dispatch("garbage", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("garbage", "{}", &ToolContext::new());
     assert!(answer.is_error());
     assert_eq!(
         answer.to_value()["error"],

@@ -17,7 +17,7 @@ fn tool(name: &str, toolset: &str) -> Tool {
 
 fn from(registry: &ToolRegistry, name: &str) -> String {
     registry
-        .dispatch(name, "{}", &ToolContext::new())
+        .call_blocking(name, "{}", &ToolContext::new())
         .to_value()["from"]
         .as_str()
         .unwrap_or("missing")
@@ -140,10 +140,10 @@ fn contested_plain() -> &'static str {
 #[test]
 fn duplicate_declarations_have_one_deterministic_winner_and_are_reported() {
     let registry = ToolRegistry::global();
-    let answer = registry.dispatch("duplicated", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("duplicated", "{}", &ToolContext::new());
     // `registry::first` sorts before `registry::second`.
     assert_eq!(answer.to_value(), json!({"result": "first"}));
-    let answer = registry.dispatch("contested", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("contested", "{}", &ToolContext::new());
     assert_eq!(answer.to_value(), json!({"result": "override"}));
     let conflicts = registry.conflicts();
     let names: Vec<_> = conflicts.iter().map(|c| c.name.as_str()).collect();
@@ -151,7 +151,7 @@ fn duplicate_declarations_have_one_deterministic_winner_and_are_reported() {
     assert_eq!(conflicts[1].dropped.1.module_path, "registry::second");
     assert_eq!(conflicts[0].dropped.0, "losers");
     // Building again from the same slice gives the same outcome.
-    let again = ToolRegistry::from_decls(&hermes_tools::TOOLS);
+    let again = ToolRegistry::linked();
     assert_eq!(again.conflicts(), conflicts);
     let _ = (
         first::one(),
@@ -163,28 +163,29 @@ fn duplicate_declarations_have_one_deterministic_winner_and_are_reported() {
 
 #[test]
 fn a_handler_may_call_back_into_the_registry() {
-    let registry: &'static ToolRegistry = Box::leak(Box::new(ToolRegistry::new()));
+    let registry = ToolRegistry::new();
     registry.register(tool("inner", "a")).unwrap();
+    let handle = registry.clone();
     let outer = Tool::builder("outer", "a")
         .handler(move |_, ctx| {
-            // Register and dispatch from inside a handler: no lock is held while it runs.
-            registry.register(tool("added_by_handler", "a")).unwrap();
-            registry.dispatch("inner", "{}", ctx).to_value()
+            // Register and call from inside a handler: no lock is held while it runs.
+            handle.register(tool("added_by_handler", "a")).unwrap();
+            handle.call_blocking("inner", "{}", ctx).to_value()
         })
         .build();
     registry.register(outer).unwrap();
-    assert_eq!(from(registry, "outer"), "a");
+    assert_eq!(from(&registry, "outer"), "a");
     assert!(registry.get("added_by_handler").is_some());
 }
 
 #[test]
 fn concurrent_dispatch_while_registering_and_deregistering_finishes() {
-    let registry = Arc::new(ToolRegistry::new());
+    let registry = ToolRegistry::new();
     registry.register(tool("stable", "a")).unwrap();
     let calls = Arc::new(AtomicUsize::new(0));
     let writers: Vec<_> = (0..2)
         .map(|w| {
-            let registry = Arc::clone(&registry);
+            let registry = registry.clone();
             thread::spawn(move || {
                 for i in 0..300 {
                     let name = format!("churn_{w}_{}", i % 7);
@@ -196,12 +197,12 @@ fn concurrent_dispatch_while_registering_and_deregistering_finishes() {
         .collect();
     let readers: Vec<_> = (0..3)
         .map(|_| {
-            let registry = Arc::clone(&registry);
+            let registry = registry.clone();
             let calls = Arc::clone(&calls);
             thread::spawn(move || {
                 for _ in 0..300 {
                     assert_eq!(from(&registry, "stable"), "a");
-                    let _ = registry.dispatch("churn_0_3", "{}", &ToolContext::new());
+                    let _ = registry.call_blocking("churn_0_3", "{}", &ToolContext::new());
                     calls.fetch_add(1, Ordering::Relaxed);
                 }
             })
@@ -226,17 +227,17 @@ fn unlisted_tool() -> &'static str {
 fn an_unlisted_tool_is_not_collected_but_can_be_registered() {
     assert!(ToolRegistry::global().get("unlisted_tool").is_none());
     assert!(
-        hermes_tools::TOOLS
-            .iter()
-            .all(|decl| decl.name != "unlisted_tool")
+        ToolRegistry::linked().get("unlisted_tool").is_none(),
+        "not in the linked slice"
     );
+    assert_eq!(UNLISTED_TOOL_TOOL.name, "unlisted_tool");
+    let _ = unlisted_tool();
     let registry = ToolRegistry::new();
     registry
         .register(Tool::from_decl(&UNLISTED_TOOL_TOOL))
         .unwrap();
-    let answer = registry.dispatch("unlisted_tool", "{}", &ToolContext::new());
+    let answer = registry.call_blocking("unlisted_tool", "{}", &ToolContext::new());
     assert_eq!(answer.to_value(), json!({"result": "registered by hand"}));
-    let _ = unlisted_tool();
 }
 
 #[test]

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hermes_tools::config::{Config, McpServerConfig};
@@ -17,8 +16,8 @@ use rmcp::{ClientHandler, ServiceExt};
 
 const TEXT: &str = "This is a simple text response for testing.";
 
-fn fixture() -> Arc<ToolRegistry> {
-    let registry = Arc::new(ToolRegistry::new());
+fn fixture() -> ToolRegistry {
+    let registry = ToolRegistry::new();
     let tool = Tool::builder("test_simple_text", "conformance")
         .description("Return a simple text response, for the conformance suite.")
         .handler(|_args, _ctx| TEXT)
@@ -46,19 +45,13 @@ fn calls(c: &mut Criterion) {
     let local = fixture();
     group.bench_function("in_process_pipeline", |b| {
         b.iter(|| {
-            runtime.block_on(async {
-                black_box(
-                    local
-                        .handle_function_call_async("test_simple_text", "{}", &ctx)
-                        .await,
-                )
-            })
+            runtime.block_on(async { black_box(local.call("test_simple_text", "{}", &ctx).await) })
         })
     });
 
     let session = runtime.block_on(async {
         let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        let server = ToolServer::shared(fixture());
+        let server = ToolServer::new(fixture());
         tokio::spawn(async move {
             if let Ok(running) = server.serve(server_io).await {
                 let _ = running.waiting().await;
@@ -78,7 +71,7 @@ fn calls(c: &mut Criterion) {
         })
     });
 
-    let remote = Arc::new(ToolRegistry::new());
+    let remote = ToolRegistry::new();
     let config = Config {
         mcp_servers: BTreeMap::from([(
             "bench".to_owned(),
@@ -94,23 +87,15 @@ fn calls(c: &mut Criterion) {
         )]),
         ..Config::default()
     };
-    let clients = runtime.block_on(McpClients::start(
-        Arc::clone(&remote),
-        &config,
-        &Selection::default(),
-    ));
-    let answer = runtime.block_on(remote.handle_function_call_async(
-        "mcp__bench__test_simple_text",
-        "{}",
-        &ctx,
-    ));
+    let clients = runtime.block_on(McpClients::start(&remote, &config, &Selection::default()));
+    let answer = runtime.block_on(remote.call("mcp__bench__test_simple_text", "{}", &ctx));
     assert!(!answer.is_error(), "the stdio server answers: {answer}");
     group.bench_function("our_client_to_stdio_serve", |b| {
         b.iter(|| {
             runtime.block_on(async {
                 black_box(
                     remote
-                        .handle_function_call_async("mcp__bench__test_simple_text", "{}", &ctx)
+                        .call("mcp__bench__test_simple_text", "{}", &ctx)
                         .await,
                 )
             })

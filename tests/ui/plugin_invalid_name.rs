@@ -1,4 +1,4 @@
-use hermes_tools::{PluginContext, plugin};
+use hermes_tools::{plugin, plugins::PluginContext};
 
 /// A plugin with a name no config could enable.
 #[plugin(name = "has space")]

@@ -53,6 +53,67 @@ const KEPT: &[&str] = &[
 /// definitions each refer to several others cannot blow up exponentially.
 const INLINE_BUDGET: usize = 256;
 
+/// Where `parameters` has what strict mode cannot express, and what: a free-form object (a
+/// map whose keys are not declared, which strict mode would close into `{}`), or a value of
+/// any type (`true`, `{}`). `None` when the strict rewrite keeps every argument sendable.
+pub(crate) fn inexpressible(parameters: &Value) -> Option<String> {
+    find_inexpressible(parameters, parameters, "", 0)
+}
+
+fn find_inexpressible(node: &Value, root: &Value, path: &str, depth: usize) -> Option<String> {
+    let map = match node {
+        Value::Object(map) if depth <= MAX_DEPTH => map,
+        Value::Bool(true) if !path.is_empty() => {
+            return Some(format!("{path} accepts any value"));
+        }
+        _ => return None,
+    };
+    if !path.is_empty() && map.keys().all(|key| key == "description" || key == "title") {
+        return Some(format!("{path} accepts any value"));
+    }
+    if let Some(target) = map
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|reference| resolve(root, reference))
+    {
+        // A cycle stops at the depth limit.
+        if let Some(found) = find_inexpressible(target, root, path, depth + 1) {
+            return Some(found);
+        }
+    }
+    let is_object = map.get("type").is_some_and(|t| {
+        t == "object"
+            || t.as_array()
+                .is_some_and(|ts| ts.iter().any(|t| t == "object"))
+    });
+    let open = match map.get("additionalProperties") {
+        None => !map.contains_key("properties") && !map.contains_key("patternProperties"),
+        Some(Value::Bool(false)) => false,
+        Some(_) => true,
+    };
+    if is_object && (open || map.contains_key("patternProperties")) && !path.is_empty() {
+        return Some(format!("{path} is an object with free-form keys"));
+    }
+    let nested = |key: &str| map.get(key).and_then(Value::as_object);
+    for (name, schema) in nested("properties").into_iter().flatten() {
+        let at = format!("{path}/{name}");
+        if let Some(found) = find_inexpressible(schema, root, &at, depth + 1) {
+            return Some(found);
+        }
+    }
+    let branches = ["anyOf", "oneOf", "allOf"]
+        .iter()
+        .filter_map(|key| map.get(*key).and_then(Value::as_array))
+        .flatten();
+    let items = map.get("items").into_iter();
+    for schema in branches.chain(items) {
+        if let Some(found) = find_inexpressible(schema, root, path, depth + 1) {
+            return Some(found);
+        }
+    }
+    None
+}
+
 pub(super) fn parameters(parameters: &Value) -> Value {
     let root = Value::Object(object_root(parameters));
     let prepared = prepare(&root, &root, 0);

@@ -20,13 +20,13 @@
 //!     command = "python"
 //!     args = ["-m", "mcp_server_time"]
 //! "#)?;
-//! let registry = Arc::new(ToolRegistry::new());
-//! let clients = McpClients::start(Arc::clone(&registry), &config, &Selection::default()).await;
+//! let registry = ToolRegistry::new();
+//! let clients = McpClients::start(&registry, &config, &Selection::default()).await;
 //! for status in clients.report() {
 //!     println!("{}: {}", status.name, status.state);
 //! }
 //! let answer = registry
-//!     .handle_function_call_async("mcp__time__get_current_time", r#"{"timezone":"UTC"}"#, &ToolContext::new())
+//!     .call("mcp__time__get_current_time", r#"{"timezone":"UTC"}"#, &ToolContext::new())
 //!     .await;
 //! println!("{answer}");
 //! clients.shutdown().await;
@@ -59,9 +59,9 @@ use crate::registry::ToolRegistry;
 use crate::toolsets::{Composite, Selection};
 
 mod answer;
-pub mod breaker;
-pub mod naming;
-pub mod normalise;
+mod breaker;
+mod naming;
+mod normalise;
 mod server;
 mod supervisor;
 
@@ -70,8 +70,6 @@ pub use supervisor::Backoff;
 
 /// How long [`McpClients::shutdown`] waits for servers to close before killing them.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
-
-pub use super::RegistryRef;
 
 /// What can be tuned beyond the config file: the pace of reconnection, the breaker, the clock.
 #[derive(Clone, Debug)]
@@ -186,7 +184,7 @@ pub struct RejectedTool {
 /// The running MCP servers of a config. Dropping it stops them and removes their tools;
 /// [`shutdown`](Self::shutdown) does the same and waits for the processes to close.
 pub struct McpClients {
-    registry: RegistryRef,
+    registry: ToolRegistry,
     servers: Vec<Arc<Server>>,
     tasks: Vec<JoinHandle<()>>,
     stop: watch::Sender<bool>,
@@ -207,7 +205,7 @@ impl McpClients {
     ///
     /// The servers' tools make their calls on this runtime whoever calls them. On a
     /// current-thread runtime, call them from that runtime with the async entry points
-    /// ([`ToolRegistry::handle_function_call_async`]): a synchronous call made on its only
+    /// ([`ToolRegistry::call`]): a synchronous call made on its only
     /// thread blocks the very runtime the call needs, and ends in the pipeline's timeout.
     ///
     /// Every configured server gets its toolset `mcp-<name>` and alias `<name>`, started or
@@ -221,22 +219,18 @@ impl McpClients {
     /// # Panics
     ///
     /// Outside a tokio runtime.
-    pub async fn start(
-        registry: impl Into<RegistryRef>,
-        config: &Config,
-        selection: &Selection,
-    ) -> Self {
+    pub async fn start(registry: &ToolRegistry, config: &Config, selection: &Selection) -> Self {
         Self::start_with(registry, config, selection, McpOptions::default()).await
     }
 
     /// [`start`](Self::start) with options other than the defaults.
     pub async fn start_with(
-        registry: impl Into<RegistryRef>,
+        registry: &ToolRegistry,
         config: &Config,
         selection: &Selection,
         options: McpOptions,
     ) -> Self {
-        let registry = registry.into();
+        let registry = registry.clone();
         let runtime = Handle::current();
         let (stop, _) = watch::channel(false);
         let mut servers = Vec::new();
@@ -393,7 +387,7 @@ impl McpSession {
     ///
     /// Fails only when the runtime cannot be built (the OS refused a thread).
     pub fn start(
-        registry: impl Into<RegistryRef>,
+        registry: &ToolRegistry,
         config: &Config,
         selection: &Selection,
     ) -> std::io::Result<Self> {
@@ -402,7 +396,6 @@ impl McpSession {
             .thread_name("hermes-mcp")
             .enable_all()
             .build()?;
-        let registry = registry.into();
         let start = || runtime.block_on(McpClients::start(registry, config, selection));
         // `block_on` panics on a runtime's thread; a helper thread has none.
         let clients = if Handle::try_current().is_ok() {
@@ -493,8 +486,8 @@ mod tests {
             ]),
             ..Config::default()
         };
-        let registry = Arc::new(ToolRegistry::new());
-        let clients = McpClients::start(registry, &config, &Selection::default()).await;
+        let registry = ToolRegistry::new();
+        let clients = McpClients::start(&registry, &config, &Selection::default()).await;
         let ServerState::Failed { reason } = clients.status("a_b").expect("reported").state else {
             panic!("a_b must fail");
         };

@@ -19,8 +19,9 @@
 //!
 //! - `tools/list`: the [`Format::Mcp`] definitions of the selected, available tools (the same
 //!   cached list an agent gets), each with the annotations of [`annotations`];
-//! - `tools/call`: the call goes through [`ToolRegistry::handle_function_call_async_with`], so
-//!   hooks, the approval gate, timeouts and answer budgets apply as in-process. An error answer
+//! - `tools/call`: the call goes through [`ToolRegistry::call_with`], judged by the listing the
+//!   client was given, so hooks, the approval gate, timeouts and answer budgets apply as
+//!   in-process. An error answer
 //!   is a result with `isError: true` (the model reads it and retries); a tool that is not listed
 //!   is the JSON-RPC error -32602, naming the nearest listed tools;
 //! - `notifications/tools/list_changed` when the listing changes (a plugin loads, an MCP server
@@ -47,12 +48,10 @@ use rmcp::service::{
 use rmcp::{ErrorData, ServiceExt};
 use serde_json::Value;
 
-use super::RegistryRef;
 use crate::ToolContext;
-use crate::config;
 use crate::definitions::{Definitions, DefinitionsRequest};
-use crate::dispatch::nearest;
 use crate::formats::Format;
+use crate::nearest::nearest;
 use crate::pipeline::CallOptions;
 use crate::registry::ToolRegistry;
 use crate::toolsets::{Selection, SelectionError};
@@ -73,7 +72,7 @@ pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);
 /// The registry as an MCP server. Cloning is cheap: sessions share the registry.
 #[derive(Clone)]
 pub struct ToolServer {
-    registry: RegistryRef,
+    registry: ToolRegistry,
     context: ToolContext,
     selection: Selection,
     options: CallOptions,
@@ -89,7 +88,7 @@ pub struct ToolServer {
 impl fmt::Debug for ToolServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolServer")
-            .field("registry", &*self.registry)
+            .field("registry", &self.registry)
             .field("selection", &self.selection)
             .field("poll_interval", &self.poll_interval)
             .finish_non_exhaustive()
@@ -133,18 +132,8 @@ pub enum ServeError {
 }
 
 impl ToolServer {
-    /// A server over a registry that lives for the whole program, such as
-    /// [`ToolRegistry::global`]: every toolset, an empty context.
-    pub fn new(registry: &'static ToolRegistry) -> Self {
-        Self::with_registry(RegistryRef::Static(registry))
-    }
-
-    /// A server over a shared registry (one built in a test, or owned by an embedding agent).
-    pub fn shared(registry: Arc<ToolRegistry>) -> Self {
-        Self::with_registry(RegistryRef::Shared(registry))
-    }
-
-    fn with_registry(registry: RegistryRef) -> Self {
+    /// A server over `registry` (a handle: the server shares the registry with its caller).
+    pub fn new(registry: ToolRegistry) -> Self {
         Self {
             registry,
             context: ToolContext::new(),
@@ -244,10 +233,10 @@ impl ToolServer {
             selection: self.selection.clone(),
             format: Format::Mcp,
         };
-        let hidden = if self.options.from_agent_loop {
+        let hidden = if self.options.is_from_agent_loop() {
             Vec::new()
         } else {
-            config::current().agent_loop_tools.clone()
+            self.registry.config().agent_loop_tools.clone()
         };
         Ok(Listing {
             definitions: self.registry.definitions(&request)?,
@@ -346,12 +335,13 @@ impl ServerHandler for ToolServer {
                 .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
             None => "{}".to_owned(),
         };
-        let call = self.registry.handle_function_call_async_with(
-            name,
-            &args,
-            &self.context,
-            &self.options,
-        );
+        let options = self
+            .options
+            .clone()
+            .definitions(listing.definitions.clone());
+        let call = self
+            .registry
+            .call_with(name, &args, &self.context, &options);
         // A client's `notifications/cancelled` drops the call: an async tool stops at its next
         // await point (a sync one finishes on the blocking pool, unobserved).
         let answer = tokio::select! {

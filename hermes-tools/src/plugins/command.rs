@@ -19,7 +19,7 @@ use tokio::process::Command;
 
 use super::manifest::{OutputFormat, ToolManifest};
 use crate::answer::ToolAnswer;
-use crate::config;
+use crate::config::Config;
 use crate::tool::{Provenance, Tool};
 
 /// Most of stdout kept: a larger answer is an error, not a memory hazard.
@@ -51,9 +51,9 @@ pub(crate) fn command_tool(
         .overrides(spec.overrides)
         .needs_approval(spec.needs_approval)
         .requires_env(spec.requires_env.iter().cloned())
-        .async_handler(move |args, _ctx| {
+        .async_handler(move |args, ctx| {
             let runner = Arc::clone(&runner);
-            async move { runner.run(args).await }
+            async move { runner.run(args, &ctx.config()).await }
         });
     if let Some(emoji) = &spec.emoji {
         builder = builder.emoji(emoji.as_str());
@@ -98,13 +98,13 @@ struct Finished {
 
 impl Runner {
     /// The time one run may take: the tool's config, else the manifest, else the default (as
-    /// [`Config::timeout`](crate::config::Config::timeout) orders them). The pipeline applies
-    /// the same limit, but `dispatch` does not, and the process must die either way.
-    fn timeout(&self) -> Duration {
-        config::current().timeout_for(&self.tool, self.timeout_secs)
+    /// [`Config::timeout_for`](crate::config::Config::timeout_for) orders them). The pipeline applies
+    /// the same limit, but unguarded dispatch does not, and the process must die either way.
+    fn timeout(&self, config: &Config) -> Duration {
+        config.timeout_for(&self.tool, self.timeout_secs)
     }
 
-    async fn run(&self, args: Value) -> ToolAnswer {
+    async fn run(&self, args: Value, config: &Config) -> ToolAnswer {
         let input = args.to_string().into_bytes();
         let mut child = match Command::new(&self.program)
             .args(&self.args)
@@ -132,7 +132,7 @@ impl Runner {
                 self.tool
             ));
         };
-        let limit = self.timeout();
+        let limit = self.timeout(config);
         let mut out = Vec::new();
         let mut err = Vec::new();
         let run = async {

@@ -165,23 +165,24 @@ struct Entry {
 /// assert!(registry.get("hello").is_none());
 /// ```
 #[derive(Debug)]
-pub struct PluginManager<'r> {
-    registry: &'r ToolRegistry,
+pub struct PluginManager {
+    registry: ToolRegistry,
     entries: Vec<Entry>,
 }
 
-impl<'r> PluginManager<'r> {
-    /// A manager loading into `registry`; nothing is loaded until [`load`](Self::load).
-    pub fn new(registry: &'r ToolRegistry) -> Self {
+impl PluginManager {
+    /// A manager loading into `registry` (it keeps a handle); nothing is loaded until
+    /// [`load`](Self::load).
+    pub fn new(registry: &ToolRegistry) -> Self {
         Self {
-            registry,
+            registry: registry.clone(),
             entries: Vec::new(),
         }
     }
 
     /// The registry plugins load into.
-    pub fn registry(&self) -> &'r ToolRegistry {
-        self.registry
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
     }
 
     /// Finds every plugin (the linked `#[plugin]`s, then the directories of `config.dir` that
@@ -262,7 +263,7 @@ impl<'r> PluginManager<'r> {
             );
         };
         if let Some(added) = entry.added.take() {
-            added.remove_from(self.registry);
+            added.remove_from(&self.registry);
         }
         let info = &mut entry.info;
         info.status = PluginStatus::Unloaded;
@@ -331,7 +332,7 @@ impl<'r> PluginManager<'r> {
             line: decl.provenance.line,
             ..Provenance::runtime(decl.name, decl.provenance.file.clone())
         };
-        let mut ctx = PluginContext::new(decl.name, self.registry, may_override, provenance);
+        let mut ctx = PluginContext::new(decl.name, &self.registry, may_override, provenance);
         match catch_unwind(AssertUnwindSafe(|| (decl.register)(&mut ctx))) {
             Ok(()) => ctx.finish().map_err(|err| err.to_string()),
             Err(payload) => {
@@ -351,7 +352,7 @@ impl<'r> PluginManager<'r> {
         let manifest = Manifest::load(dir).map_err(|err| err.to_string())?;
         let file = dir.join(MANIFEST_FILE);
         let provenance = Provenance::runtime(manifest.name.clone(), file.display().to_string());
-        let mut ctx = PluginContext::new(&manifest.name, self.registry, may_override, provenance);
+        let mut ctx = PluginContext::new(&manifest.name, &self.registry, may_override, provenance);
         for spec in &manifest.tools {
             ctx.register_tool(command_tool(spec, dir, &file, &manifest.name));
         }

@@ -53,7 +53,7 @@
 //! let registry = ToolRegistry::new();
 //! let mut plugins = PluginManager::new(&registry);
 //! plugins.load(&PluginsConfig { enabled: vec!["shout".into()], ..Default::default() });
-//! let answer = registry.dispatch("shout", r#"{"text": "hi"}"#, &ToolContext::new());
+//! let answer = registry.call_blocking("shout", r#"{"text": "hi"}"#, &ToolContext::new());
 //! assert_eq!(answer.as_str(), r#"{"result":"HI"}"#);
 //! assert_eq!(plugins.get("shout").unwrap().hooks.len(), 1);
 //! ```

@@ -93,5 +93,7 @@ fn add_fixture_tool() -> Value {
 }
 
 fn main() -> ExitCode {
-    hermes_tools::cli::Cli::new().registry(&REGISTRY).run()
+    hermes_tools::cli::Cli::new()
+        .registry(REGISTRY.clone())
+        .run()
 }

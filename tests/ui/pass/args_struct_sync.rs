@@ -26,11 +26,11 @@ fn main() {
     assert_eq!(decl.name, "rename_file");
     assert_eq!(decl.emoji, "⚡");
     assert_eq!(decl.description, "Rename a file in the current directory.");
-    assert!(matches!(decl.handler, hermes_tools::StaticHandler::Sync(_)));
+    assert!(matches!(decl.handler, hermes_tools::__private::StaticHandler::Sync(_)));
     let schema = (decl.schema)();
     assert_eq!(schema["properties"]["from"]["description"], "The file to rename.");
 
-    let answer = hermes_tools::ToolRegistry::global().dispatch(
+    let answer = hermes_tools::ToolRegistry::global().call_blocking(
         "rename_file",
         r#"{"from": "a.txt", "to": "b.txt"}"#,
         &ToolContext::new().with_extension(Cwd("/tmp".into())),

@@ -1,4 +1,5 @@
-//! Every `#[tool]` key and every `#[arg]` key on one async tool, with injected parameters.
+//! Every `#[tool]` key and every `#[arg]` key on one async tool, with injected parameters
+//! (`blocking`, for sync tools only, is in `decl_abi.rs`).
 
 use hermes_tools::{SchemaContext, SchemaOverride, ToolContext, tool};
 
@@ -45,7 +46,13 @@ pub async fn search(
     /// Glob patterns of files to search.
     #[arg(min_items = 1, max_items = 8, default = vec![String::from("**/*")])]
     globs: Vec<String>,
-    #[arg(minimum = 1, maximum = 500, default = 50, description = "Most matches to return.")]
+    #[arg(
+        minimum = 1,
+        maximum = 500,
+        clamp,
+        default = 50,
+        description = "Most matches to return."
+    )]
     limit: u32,
     #[arg(rename = "case-sensitive", default = false)] case_sensitive: bool,
     #[arg(default = "src")] r#in: std::path::PathBuf,
@@ -73,20 +80,38 @@ fn main() {
     assert!(decl.overrides);
     assert!(decl.check.is_some_and(|check| check()));
     assert!(decl.dynamic_schema.is_some());
-    assert!(matches!(decl.handler, hermes_tools::StaticHandler::Async(_)));
+    assert!(matches!(
+        decl.handler,
+        hermes_tools::__private::StaticHandler::Async(_)
+    ));
+    assert_eq!(decl.clamped, ["limit"]);
+    assert!(
+        !decl.validate,
+        "every parameter's type is one serde judges as its schema"
+    );
+    assert!(!decl.blocking);
 
     let schema = (decl.schema)();
     let properties = &schema["properties"];
     assert_eq!(properties["query"]["description"], "What to look for.");
     assert_eq!(properties["query"]["maxLength"], 200);
-    assert_eq!(properties["globs"]["description"], "Glob patterns of files to search.");
+    assert_eq!(
+        properties["globs"]["description"],
+        "Glob patterns of files to search."
+    );
     assert_eq!(properties["globs"]["maxItems"], 8);
-    assert_eq!(properties["limit"]["description"], "Most matches to return.");
+    assert_eq!(
+        properties["limit"]["description"],
+        "Most matches to return."
+    );
     assert_eq!(properties["limit"]["maximum"], 500);
     assert!(properties.get("case-sensitive").is_some());
     assert!(properties.get("in").is_some());
     for injected in ["workspace", "budget", "ctx"] {
-        assert!(properties.get(injected).is_none(), "{injected} is not the model's");
+        assert!(
+            properties.get(injected).is_none(),
+            "{injected} is not the model's"
+        );
     }
 
     // The function itself is untouched.

@@ -12,25 +12,7 @@
 //! server, so it does not count; Hermes counts it, so three wrong guesses by the model shut
 //! every tool of the server for a minute.
 //!
-//! ```
-//! use std::sync::Arc;
-//! use std::time::Duration;
-//! use hermes_tools::availability::ManualClock;
-//! use hermes_tools::mcp::client::breaker::CircuitBreaker;
-//!
-//! let clock = Arc::new(ManualClock::new());
-//! let breaker = CircuitBreaker::new(3, Duration::from_secs(60), clock.clone());
-//! for _ in 0..3 {
-//!     assert!(breaker.admit().is_ok());
-//!     breaker.record_failure();
-//! }
-//! let open = breaker.admit().unwrap_err();
-//! assert_eq!((open.failures, open.retry_in), (3, Duration::from_secs(60)));
-//! clock.advance(Duration::from_secs(60));
-//! assert!(breaker.admit().is_ok(), "a probe goes through after the cooldown");
-//! breaker.record_success();
-//! assert!(breaker.admit().is_ok());
-//! ```
+//! (Example: the unit test `module_example_holds`.)
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -106,6 +88,7 @@ impl CircuitBreaker {
     }
 
     /// Consecutive failures so far.
+    #[cfg(test)]
     pub fn failures(&self) -> u32 {
         self.state.lock().failures
     }
@@ -158,5 +141,29 @@ mod tests {
                 retry_in: Duration::from_secs(60)
             })
         );
+    }
+
+    #[test]
+    fn module_example_holds() {
+        use crate::availability::ManualClock;
+        use crate::mcp::client::breaker::CircuitBreaker;
+        use std::sync::Arc;
+        use std::time::Duration;
+
+        let clock = Arc::new(ManualClock::new());
+        let breaker = CircuitBreaker::new(3, Duration::from_secs(60), clock.clone());
+        for _ in 0..3 {
+            assert!(breaker.admit().is_ok());
+            breaker.record_failure();
+        }
+        let open = breaker.admit().unwrap_err();
+        assert_eq!((open.failures, open.retry_in), (3, Duration::from_secs(60)));
+        clock.advance(Duration::from_secs(60));
+        assert!(
+            breaker.admit().is_ok(),
+            "a probe goes through after the cooldown"
+        );
+        breaker.record_success();
+        assert!(breaker.admit().is_ok());
     }
 }

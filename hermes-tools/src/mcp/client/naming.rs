@@ -8,15 +8,7 @@
 //! shortened name is the same on every run and every machine (std's hasher is seeded per
 //! process, hence FNV-1a here), and two long names differing only at the end stay apart.
 //!
-//! ```
-//! use hermes_tools::mcp::client::naming::{tool_name, toolset_name};
-//!
-//! assert_eq!(tool_name("time", "get-current-time"), "mcp__time__get_current_time");
-//! assert_eq!(toolset_name("time"), "mcp-time");
-//! let long = tool_name("everything", &"x".repeat(80));
-//! assert_eq!(long.len(), 64);
-//! assert_eq!(long, tool_name("everything", &"x".repeat(80)));
-//! ```
+//! (Example: the unit test `module_example_holds`.)
 
 /// What every MCP tool name starts with.
 pub const TOOL_PREFIX: &str = "mcp__";
@@ -177,5 +169,19 @@ mod tests {
         assert!(!is_valid_server_name("a,b"));
         assert!(!is_valid_server_name("has space"));
         assert!(!is_valid_server_name(&"x".repeat(65)));
+    }
+
+    #[test]
+    fn module_example_holds() {
+        use crate::mcp::client::naming::{tool_name, toolset_name};
+
+        assert_eq!(
+            tool_name("time", "get-current-time"),
+            "mcp__time__get_current_time"
+        );
+        assert_eq!(toolset_name("time"), "mcp-time");
+        let long = tool_name("everything", &"x".repeat(80));
+        assert_eq!(long.len(), 64);
+        assert_eq!(long, tool_name("everything", &"x".repeat(80)));
     }
 }

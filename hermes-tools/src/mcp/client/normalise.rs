@@ -23,30 +23,13 @@
 //! Draft 2020-12 gives it, and every local `$ref` resolves. A schema that still fails cannot be
 //! fixed without guessing, and the tool is skipped and reported rather than published.
 //!
-//! ```
-//! use hermes_tools::mcp::client::normalise::normalise;
-//! use serde_json::json;
-//!
-//! let draft7 = json!({
-//!     "$schema": "http://json-schema.org/draft-07/schema#",
-//!     "properties": {"when": {"$ref": "#/definitions/Time"}},
-//!     "required": ["when", "ghost"],
-//!     "definitions": {"Time": {"type": "string"}}
-//! });
-//! assert_eq!(
-//!     normalise(draft7.as_object()).unwrap(),
-//!     json!({
-//!         "type": "object",
-//!         "properties": {"when": {"$ref": "#/$defs/Time"}},
-//!         "required": ["when"],
-//!         "$defs": {"Time": {"type": "string"}}
-//!     })
-//! );
-//! ```
+//! (Example: the unit test `module_example_holds`.)
 
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
+
+use crate::schema::resolve_ref;
 
 /// Keywords whose value maps names to schemas.
 const SCHEMA_MAPS: &[&str] = &[
@@ -390,7 +373,7 @@ fn check_node(root: &Value, schema: &Value, at: &str) -> Result<(), String> {
                 }
                 "$ref" => match value.as_str() {
                     None => Some("a string"),
-                    Some(reference) if resolve(root, reference).is_none() => {
+                    Some(reference) if resolve_ref(root, reference).is_none() => {
                         return Err(format!(
                             "{}: `$ref` {reference:?} does not resolve inside the schema",
                             here(at)
@@ -430,18 +413,6 @@ fn unique_strings(value: &Value) -> bool {
     items
         .iter()
         .all(|item| item.as_str().is_some_and(|name| seen.insert(name)))
-}
-
-/// The schema a local `$ref` points at (`#`, `#/json/pointer`); `None` for anything else,
-/// since a tool definition must be self-contained.
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    if pointer.is_empty() {
-        return Some(root);
-    }
-    // JSON Pointer escapes (`~1`, `~0`); percent-encoding in fragments is rare in tool
-    // schemas and would only make a resolvable reference fail, never the reverse.
-    root.pointer(pointer)
 }
 
 /// A property name as a JSON Pointer segment.
@@ -684,5 +655,27 @@ mod tests {
                 panic!("{schema} became {fixed}, which the meta-schema rejects: {err}");
             }
         }
+    }
+
+    #[test]
+    fn module_example_holds() {
+        use crate::mcp::client::normalise::normalise;
+        use serde_json::json;
+
+        let draft7 = json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "properties": {"when": {"$ref": "#/definitions/Time"}},
+            "required": ["when", "ghost"],
+            "definitions": {"Time": {"type": "string"}}
+        });
+        assert_eq!(
+            normalise(draft7.as_object()).unwrap(),
+            json!({
+                "type": "object",
+                "properties": {"when": {"$ref": "#/$defs/Time"}},
+                "required": ["when"],
+                "$defs": {"Time": {"type": "string"}}
+            })
+        );
     }
 }

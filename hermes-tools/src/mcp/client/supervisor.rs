@@ -29,8 +29,9 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, Command};
 use tokio::sync::{oneshot, watch};
 
+use super::ServerState;
 use super::server::Server;
-use super::{RegistryRef, ServerState};
+use crate::registry::ToolRegistry;
 use crate::sanitize;
 
 /// Variables a server inherits from the agent's environment.
@@ -75,7 +76,7 @@ impl Backoff {
 /// the first attempt has settled, with the tools registered or the failure recorded.
 pub(crate) async fn supervise(
     server: Arc<Server>,
-    registry: RegistryRef,
+    registry: ToolRegistry,
     backoff: Backoff,
     mut stop: watch::Receiver<bool>,
     first: oneshot::Sender<()>,
@@ -167,7 +168,7 @@ type Running = RunningService<RoleClient, Handler>;
 /// Serves one established connection until it closes or `stop`.
 async fn serve(
     server: &Arc<Server>,
-    registry: &RegistryRef,
+    registry: &ToolRegistry,
     running: Running,
     stop: &mut watch::Receiver<bool>,
     first: &mut Option<oneshot::Sender<()>>,

@@ -1,61 +1,23 @@
 //! What a tool is: its static declaration ([`ToolDecl`], written by `#[tool]`) and the runtime
 //! entry the registry holds ([`Tool`], also buildable at run time for plugins and MCP).
 
-use std::borrow::Cow;
+mod decl;
+
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use futures_util::future::BoxFuture;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::answer::{IntoAnswer, ToolAnswer};
 use crate::context::ToolContext;
 use crate::schema;
 
-/// Where a tool was declared: shown by `list` and used to order duplicate declarations.
-///
-/// Static for `#[tool]` declarations; owned for tools built at run time (a plugin's, an MCP
-/// server's), whose origin is only known then.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Provenance {
-    /// The declaring crate, as `CARGO_CRATE_NAME` spells it (or the run-time origin).
-    pub crate_name: Cow<'static, str>,
-    /// The declaring module's path (or the run-time origin).
-    pub module_path: Cow<'static, str>,
-    /// The source file (or a description of the origin, such as a manifest path).
-    pub file: Cow<'static, str>,
-    /// The line of the declaration (0 at run time).
-    pub line: u32,
-}
-
-impl Provenance {
-    /// The provenance of a tool built at run time by `origin` (a plugin or an MCP server),
-    /// declared in `file` (a manifest, a command line).
-    pub fn runtime(
-        origin: impl Into<Cow<'static, str>>,
-        file: impl Into<Cow<'static, str>>,
-    ) -> Self {
-        let origin = origin.into();
-        Self {
-            crate_name: origin.clone(),
-            module_path: origin,
-            file: file.into(),
-            line: 0,
-        }
-    }
-
-    /// The declaration site as `file:line`.
-    pub fn location(&self) -> String {
-        format!("{}:{}", self.file, self.line)
-    }
-}
-
-impl fmt::Display for Provenance {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
-    }
-}
+pub use decl::Provenance;
+pub use decl::{
+    ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension, StaticHandler, SyncCall,
+    ToolDecl, parse_arguments,
+};
 
 /// What a tool does to its environment, as MCP's tool annotations say it: hints for clients
 /// that show or gate tools, not guarantees.
@@ -75,12 +37,29 @@ pub struct SchemaContext<'a> {
     /// The tools the definitions being computed include (the model sees these and only these),
     /// so a description may point at another tool exactly when it is present.
     pub selected: &'a std::collections::BTreeSet<String>,
+    config: &'a crate::Config,
 }
 
 impl<'a> SchemaContext<'a> {
-    /// A context for definitions that include `selected`.
+    /// A context for definitions that include `selected`, under the default configuration.
     pub fn new(selected: &'a std::collections::BTreeSet<String>) -> Self {
-        Self { selected }
+        static DEFAULT: std::sync::LazyLock<crate::Config> =
+            std::sync::LazyLock::new(crate::Config::default);
+        Self {
+            selected,
+            config: &DEFAULT,
+        }
+    }
+
+    /// The same context under `config` (the registry's, when the registry asks).
+    pub fn with_config(self, config: &'a crate::Config) -> Self {
+        Self { config, ..self }
+    }
+
+    /// The configuration of the registry computing the definitions: a description may state
+    /// a limit the operator set.
+    pub fn config(&self) -> &crate::Config {
+        self.config
     }
 }
 
@@ -95,123 +74,33 @@ pub struct SchemaOverride {
     pub parameters: Option<Value>,
 }
 
-/// The model's arguments as they reach a handler: the raw text on the fast path, or a value
-/// after repair.
-#[derive(Debug)]
-pub enum Arguments<'a> {
-    /// The argument string exactly as the model sent it.
-    Raw(&'a str),
-    /// Arguments already parsed (and possibly repaired).
-    Value(Value),
-}
+/// A static tool's own parse of its argument text (see [`ToolDecl::parse`]).
+pub(crate) type ParseFn = fn(&str) -> Result<(), ArgumentsRejected>;
 
-impl Arguments<'_> {
-    /// Deserializes the arguments into `T`; an empty raw string means no arguments (`{}`).
-    pub fn parse<T: DeserializeOwned>(self) -> Result<T, ArgumentsRejected> {
-        let parsed = match self {
-            Arguments::Raw(text) if text.trim().is_empty() => serde_json::from_str("{}"),
-            // serde also reads a struct from a JSON array; the model must send an object.
-            Arguments::Raw(text) if !text.trim_start().starts_with('{') => Err(
-                serde::de::Error::custom("expected a JSON object of arguments"),
-            ),
-            Arguments::Raw(text) => serde_json::from_str(text),
-            Arguments::Value(value) if !value.is_object() => Err(serde::de::Error::custom(
-                "expected a JSON object of arguments",
-            )),
-            Arguments::Value(value) => serde_json::from_value(value),
-        };
-        parsed.map_err(ArgumentsRejected)
-    }
-}
+type DynSync = dyn Fn(Value, &ToolContext) -> ToolAnswer + Send + Sync;
+type DynAsync = dyn Fn(Value, &ToolContext) -> BoxFuture<'static, ToolAnswer> + Send + Sync;
 
-/// The arguments did not deserialize into the tool's parameters.
-///
-/// Dispatch answers this on the fast path by repairing the arguments and trying again.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct ArgumentsRejected(pub serde_json::Error);
-
-/// The generated wrapper of a synchronous `#[tool]` function.
-pub type SyncCall = fn(Arguments<'_>, &ToolContext) -> Result<ToolAnswer, ArgumentsRejected>;
-/// The generated wrapper of an `async` `#[tool]` function: arguments are parsed before the
-/// future is built, so a rejection never allocates a future.
-pub type AsyncCall =
-    fn(Arguments<'_>, &ToolContext) -> Result<BoxFuture<'static, ToolAnswer>, ArgumentsRejected>;
-
-/// A wrapper written by `#[tool]`.
-#[derive(Clone, Copy, Debug)]
-pub enum StaticHandler {
-    /// A plain `fn`.
-    Sync(SyncCall),
-    /// An `async fn`.
-    Async(AsyncCall),
-}
-
-/// The static declaration of a tool, written by `#[tool]` into the [`TOOLS`](crate::discovery::TOOLS)
-/// slice. `#[tool] fn foo` also names it `FOO_TOOL`, with the function's visibility.
-#[derive(Debug)]
-pub struct ToolDecl {
-    /// The tool's name, as the model calls it.
-    pub name: &'static str,
-    /// The toolset it belongs to.
-    pub toolset: &'static str,
-    /// The description shown to the model.
-    pub description: &'static str,
-    /// One grapheme shown beside the tool in listings.
-    pub emoji: &'static str,
-    /// A function telling whether the tool can run here.
-    pub check: Option<fn() -> bool>,
-    /// Environment variables that must be set for the tool to be available.
-    pub requires_env: &'static [&'static str],
-    /// The largest answer, in characters, before it is cut.
-    pub max_result_chars: Option<usize>,
-    /// A function returning definition fields to replace at run time.
-    pub dynamic_schema: Option<fn(&SchemaContext<'_>) -> SchemaOverride>,
-    /// Whether this tool may replace a tool of the same name in another toolset.
-    pub overrides: bool,
-    /// How long it may run, in seconds (the config's default when `None`).
-    pub timeout_secs: Option<u64>,
-    /// Whether every call goes through the approval gate.
-    pub needs_approval: bool,
-    /// What the tool does to its environment, for clients that show or gate it (MCP annotations).
-    pub annotations: Annotations,
-    /// Builds the JSON Schema of the arguments (called once, then cached).
-    pub schema: fn() -> Value,
-    /// The generated wrapper.
-    pub handler: StaticHandler,
-    /// Where the tool was declared.
-    pub provenance: Provenance,
-}
-
-type DynSync =
-    dyn Fn(Arguments<'_>, &ToolContext) -> Result<ToolAnswer, ArgumentsRejected> + Send + Sync;
-type DynAsync = dyn Fn(Arguments<'_>, &ToolContext) -> Result<BoxFuture<'static, ToolAnswer>, ArgumentsRejected>
-    + Send
-    + Sync;
-
-/// How a [`Tool`] runs.
+/// How a [`Tool`] runs: a wrapper written by `#[tool]` (which deserializes the argument text
+/// itself), or a closure given to [`ToolBuilder`] (which receives validated JSON).
 #[derive(Clone)]
-pub enum Handler {
-    /// A synchronous handler.
+pub(crate) enum Handler {
+    Static(StaticHandler),
     Sync(Arc<DynSync>),
-    /// A handler returning a future.
     Async(Arc<DynAsync>),
 }
 
 impl Handler {
-    /// Whether the handler is asynchronous.
-    pub fn is_async(&self) -> bool {
-        matches!(self, Handler::Async(_))
+    pub(crate) fn is_async(&self) -> bool {
+        matches!(
+            self,
+            Handler::Async(_) | Handler::Static(StaticHandler::Async(_))
+        )
     }
 }
 
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.is_async() {
-            "Handler::Async"
-        } else {
-            "Handler::Sync"
-        })
+        f.write_str(if self.is_async() { "async" } else { "sync" })
     }
 }
 
@@ -240,22 +129,25 @@ pub struct Tool {
     overrides: bool,
     timeout_secs: Option<u64>,
     needs_approval: bool,
+    blocking: bool,
     annotations: Annotations,
+    clamped: Vec<String>,
+    /// Validate even arguments that deserialize (see [`ToolDecl::validate`]).
+    validate: bool,
     schema_source: SchemaSource,
     schema: OnceLock<Arc<schema::ParameterSchema>>,
-    /// The parameters a dynamic override last showed the model, when they differ.
-    effective: parking_lot::Mutex<Option<Arc<schema::ParameterSchema>>>,
     handler: Handler,
+    /// Deserializes without calling (static tools only), for the fast/slow comparison.
+    parse: Option<ParseFn>,
     provenance: Provenance,
 }
 
 impl Tool {
     /// The runtime entry of a static declaration.
+    ///
+    /// How a plugin registers an `unlisted` `#[tool] fn foo`, which the linked slice does not
+    /// collect: `ctx.register_tool(Tool::from_decl(&FOO_TOOL))`.
     pub fn from_decl(decl: &'static ToolDecl) -> Self {
-        let handler = match decl.handler {
-            StaticHandler::Sync(call) => Handler::Sync(Arc::new(call)),
-            StaticHandler::Async(call) => Handler::Async(Arc::new(call)),
-        };
         Self {
             name: decl.name.into(),
             toolset: decl.toolset.into(),
@@ -270,11 +162,14 @@ impl Tool {
             overrides: decl.overrides,
             timeout_secs: decl.timeout_secs,
             needs_approval: decl.needs_approval,
+            blocking: decl.blocking,
             annotations: decl.annotations,
+            clamped: decl.clamped.iter().map(|s| (*s).to_owned()).collect(),
+            validate: decl.validate,
             schema_source: SchemaSource::Static(decl.schema),
             schema: OnceLock::new(),
-            effective: parking_lot::Mutex::new(None),
-            handler,
+            handler: Handler::Static(decl.handler),
+            parse: Some(decl.parse),
             provenance: decl.provenance.clone(),
         }
     }
@@ -296,7 +191,7 @@ impl Tool {
     ///     .build();
     /// let registry = ToolRegistry::new();
     /// registry.register(tool).unwrap();
-    /// let answer = registry.dispatch("echo", r#"{"text":"hi"}"#, &ToolContext::new());
+    /// let answer = registry.call_blocking("echo", r#"{"text":"hi"}"#, &ToolContext::new());
     /// assert_eq!(answer.as_str(), r#""hi""#);
     /// ```
     pub fn builder(name: impl Into<Arc<str>>, toolset: impl Into<Arc<str>>) -> ToolBuilder {
@@ -314,13 +209,16 @@ impl Tool {
                 overrides: false,
                 timeout_secs: None,
                 needs_approval: false,
+                blocking: false,
                 annotations: Annotations::default(),
+                clamped: Vec::new(),
+                validate: true,
                 schema_source: SchemaSource::Value(schema::empty_object()),
                 schema: OnceLock::new(),
-                effective: parking_lot::Mutex::new(None),
                 handler: Handler::Sync(Arc::new(|_, _| {
-                    Ok(ToolAnswer::error("this tool has no handler"))
+                    ToolAnswer::error("this tool has no handler")
                 })),
+                parse: None,
                 provenance: Provenance::runtime("runtime", "<runtime>"),
             },
         }
@@ -378,9 +276,24 @@ impl Tool {
     pub fn annotations(&self) -> Annotations {
         self.annotations
     }
-    /// Its handler.
-    pub fn handler(&self) -> &Handler {
+    /// Whether it is an `async` tool (awaited) rather than a sync one (run inline).
+    pub fn is_async(&self) -> bool {
+        self.handler.is_async()
+    }
+    /// Whether it is a sync tool that may block for long (`#[tool(blocking)]`): it runs on a
+    /// thread of its own, under an enforced timeout.
+    pub fn is_blocking(&self) -> bool {
+        self.blocking
+    }
+    /// Parameters whose numeric bounds clamp the model's value instead of refusing it.
+    pub fn clamped(&self) -> &[String] {
+        &self.clamped
+    }
+    pub(crate) fn handler(&self) -> &Handler {
         &self.handler
+    }
+    pub(crate) fn static_parse(&self) -> Option<ParseFn> {
+        self.parse
     }
     /// Where it was declared.
     pub fn provenance(&self) -> &Provenance {
@@ -402,30 +315,29 @@ impl Tool {
         Arc::new(schema::ParameterSchema::new(parameters, true))
     }
 
-    /// Records the parameters a dynamic override showed the model (`None`: the static ones).
-    pub(crate) fn set_effective_parameters(
-        &self,
-        parameters: Option<Arc<schema::ParameterSchema>>,
-    ) {
-        *self.effective.lock() = parameters;
-    }
-
-    /// The schema arguments are repaired and validated against: what the model last saw.
-    pub(crate) fn active_parameter_schema(&self) -> Option<Arc<schema::ParameterSchema>> {
-        // Only a tool with a dynamic schema can have shown the model other parameters.
-        self.dynamic_schema.as_ref()?;
-        self.effective.lock().clone()
-    }
-
     pub(crate) fn parameter_schema(&self) -> &schema::ParameterSchema {
+        self.parameter_schema_arc_ref()
+    }
+
+    /// The static parameter schema, shared.
+    pub(crate) fn parameter_schema_arc(&self) -> Arc<schema::ParameterSchema> {
+        Arc::clone(self.parameter_schema_arc_ref())
+    }
+
+    /// The name, shared.
+    pub(crate) fn name_arc(&self) -> &Arc<str> {
+        &self.name
+    }
+
+    fn parameter_schema_arc_ref(&self) -> &Arc<schema::ParameterSchema> {
         self.schema.get_or_init(|| {
             // A generated struct enforces types and required fields while deserializing; a
             // run-time tool receives a bare JSON value, so everything must be validated.
-            let (value, always_validate) = match &self.schema_source {
-                SchemaSource::Static(build) => (build(), false),
-                SchemaSource::Value(value) => (schema::normalize(value.clone()), true),
+            let value = match &self.schema_source {
+                SchemaSource::Static(build) => build(),
+                SchemaSource::Value(value) => schema::normalize(value.clone()),
             };
-            Arc::new(schema::ParameterSchema::new(value, always_validate))
+            Arc::new(schema::ParameterSchema::new(value, self.validate))
         })
     }
 }
@@ -501,6 +413,18 @@ impl ToolBuilder {
         self.tool.timeout_secs = Some(secs);
         self
     }
+    /// Marks a sync tool that may block for long: it runs on a thread of its own, under an
+    /// enforced timeout, instead of inline.
+    pub fn blocking(mut self, blocking: bool) -> Self {
+        self.tool.blocking = blocking;
+        self
+    }
+    /// Parameters (top-level, numeric) whose `minimum`/`maximum` clamp the model's value
+    /// instead of refusing it; the answer then says what was clamped.
+    pub fn clamp<S: Into<String>>(mut self, parameters: impl IntoIterator<Item = S>) -> Self {
+        self.tool.clamped = parameters.into_iter().map(Into::into).collect();
+        self
+    }
     /// Sends every call through the approval gate.
     pub fn needs_approval(mut self, needs: bool) -> Self {
         self.tool.needs_approval = needs;
@@ -521,9 +445,8 @@ impl ToolBuilder {
         mut self,
         handler: impl Fn(Value, &ToolContext) -> R + Send + Sync + 'static,
     ) -> Self {
-        self.tool.handler = Handler::Sync(Arc::new(move |args, ctx| {
-            Ok(handler(args.parse::<Value>()?, ctx).into_answer())
-        }));
+        self.tool.handler =
+            Handler::Sync(Arc::new(move |args, ctx| handler(args, ctx).into_answer()));
         self
     }
     /// An asynchronous handler receiving the arguments as a JSON value and an owned context.
@@ -537,8 +460,8 @@ impl ToolBuilder {
     {
         let handler = Arc::new(handler);
         self.tool.handler = Handler::Async(Arc::new(move |args, ctx| {
-            let future = handler(args.parse::<Value>()?, ctx.clone());
-            Ok(Box::pin(async move { future.await.into_answer() }))
+            let future = handler(args, ctx.clone());
+            Box::pin(async move { future.await.into_answer() })
         }));
         self
     }

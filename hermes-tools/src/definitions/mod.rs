@@ -6,9 +6,7 @@
 //! same list, and no caller can change it (Hermes lost a week to a mutated cached list).
 //!
 //! ```
-//! use hermes_tools::ToolRegistry;
-//! use hermes_tools::definitions::DefinitionsRequest;
-//! use hermes_tools::formats::Format;
+//! use hermes_tools::{DefinitionsRequest, Format, ToolRegistry};
 //!
 //! let registry = ToolRegistry::global();
 //! let request = DefinitionsRequest::all().format(Format::Anthropic);
@@ -19,179 +17,40 @@
 //!
 //! The cache key is the selection and format; an entry holds while the registry generation
 //! and the config version are those it was computed at, and while every availability answer it
-//! used holds (see [`crate::availability`]). The cache is bounded ([`CACHE_CAPACITY`]).
+//! used holds (see [`crate::availability`]). The cache is bounded (64 selections).
 //!
 //! A dynamic override is evaluated on each computation: its description replaces the static
 //! one, its parameter fields are merged over the static schema (`properties` by name), and an
 //! override that panics or yields a schema that is not an object schema falls back to the
 //! static definition. An override cannot rename a tool: [`SchemaOverride`] has no name.
+//!
+//! # What the model saw is a value
+//!
+//! [`Definitions`] remember the parameter schema each tool showed in them. Pass them with the
+//! call ([`CallOptions::definitions`](crate::CallOptions::definitions)) and the arguments are
+//! repaired and validated against exactly that schema, and only the tools in them can be
+//! called; two agents with different selections on one registry never judge by each other's
+//! lists. Without them, a call is judged by each tool's static schema.
+
+pub(crate) mod cache;
+mod list;
 
 use std::borrow::Cow;
-use std::collections::{BTreeSet, HashMap, VecDeque};
-use std::fmt;
-use std::ops::Deref;
+use std::collections::{BTreeSet, HashMap};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::time::Instant;
 
-use parking_lot::Mutex;
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::formats::{self, Format};
+use crate::formats;
 use crate::registry::ToolRegistry;
 use crate::schema::ParameterSchema;
 use crate::tool::{SchemaContext, SchemaOverride, Tool};
-use crate::toolsets::{Selection, SelectionError};
+use crate::toolsets::SelectionError;
 
-/// How many selections the definitions cache keeps.
-pub const CACHE_CAPACITY: usize = 64;
-
-/// Which tools to describe, and for which provider.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct DefinitionsRequest {
-    /// Enabled and disabled toolsets.
-    pub selection: Selection,
-    /// The provider's shape.
-    pub format: Format,
-}
-
-impl DefinitionsRequest {
-    /// Every toolset, in the OpenAI format.
-    pub fn all() -> Self {
-        Self::default()
-    }
-
-    /// Enables these toolsets (nothing enabled means every toolset).
-    pub fn enable<S: Into<String>>(mut self, toolsets: impl IntoIterator<Item = S>) -> Self {
-        self.selection
-            .enabled
-            .extend(toolsets.into_iter().map(Into::into));
-        self
-    }
-
-    /// Disables these toolsets.
-    pub fn disable<S: Into<String>>(mut self, toolsets: impl IntoIterator<Item = S>) -> Self {
-        self.selection
-            .disabled
-            .extend(toolsets.into_iter().map(Into::into));
-        self
-    }
-
-    /// Sets the provider format.
-    pub fn format(mut self, format: Format) -> Self {
-        self.format = format;
-        self
-    }
-}
-
-/// An immutable, shared list of tool definitions, ordered by tool name.
-#[derive(Clone, PartialEq)]
-pub struct Definitions(Arc<[Value]>);
-
-impl Definitions {
-    /// Whether two lists are the same shared allocation (a cache hit).
-    pub fn ptr_eq(&self, other: &Definitions) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Deref for Definitions {
-    type Target = [Value];
-    fn deref(&self) -> &[Value] {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Definitions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.0.iter()).finish()
-    }
-}
-
-impl Serialize for Definitions {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(serializer)
-    }
-}
-
-struct Entry {
-    freshness: Freshness,
-    valid_until: Option<Instant>,
-    definitions: Definitions,
-    /// What each dynamic tool showed the model in this list, re-applied on a hit so dispatch
-    /// validates against the list the model was last given.
-    shown: Vec<Shown>,
-}
-
-/// A dynamic tool and the parameter schema it showed (`None`: its static one).
-type Shown = (Arc<Tool>, Option<Arc<ParameterSchema>>);
-
-/// What a cached list was computed at; a lookup must match all of it.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Freshness {
-    generation: u64,
-    config_version: u64,
-    availability_epoch: u64,
-}
-
-/// The bounded cache of computed definitions.
-#[derive(Default)]
-pub(crate) struct DefinitionsCache {
-    entries: Mutex<(
-        HashMap<DefinitionsRequest, Entry>,
-        VecDeque<DefinitionsRequest>,
-    )>,
-}
-
-impl fmt::Debug for DefinitionsCache {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DefinitionsCache")
-            .field("entries", &self.entries.lock().0.len())
-            .finish()
-    }
-}
-
-impl DefinitionsCache {
-    fn get(
-        &self,
-        request: &DefinitionsRequest,
-        freshness: Freshness,
-        now: Instant,
-    ) -> Option<Definitions> {
-        let (definitions, shown) = {
-            let entries = self.entries.lock();
-            let entry = entries.0.get(request)?;
-            let fresh =
-                entry.freshness == freshness && entry.valid_until.is_none_or(|until| now < until);
-            if !fresh {
-                return None;
-            }
-            (entry.definitions.clone(), entry.shown.clone())
-        };
-        for (tool, schema) in shown {
-            tool.set_effective_parameters(schema);
-        }
-        Some(definitions)
-    }
-
-    fn put(&self, request: DefinitionsRequest, entry: Entry) {
-        let mut guard = self.entries.lock();
-        let (entries, order) = &mut *guard;
-        if entries.insert(request.clone(), entry).is_none() {
-            order.push_back(request);
-            while order.len() > CACHE_CAPACITY {
-                if let Some(oldest) = order.pop_front() {
-                    entries.remove(&oldest);
-                }
-            }
-        }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.entries.lock().0.len()
-    }
-}
+use cache::{Entry, Freshness};
+use list::Listed;
+pub use list::{Definitions, DefinitionsRequest};
 
 impl ToolRegistry {
     /// The definitions of the available tools `request` selects, shaped for its format.
@@ -200,14 +59,11 @@ impl ToolRegistry {
     ///
     /// A [`SelectionError`] when the selection names an unknown toolset (with the nearest
     /// known names) or names one toolset in both lists.
-    ///
-    /// Dispatch validates a dynamic tool's arguments against the list last returned: with
-    /// selections computed concurrently, the last one wins.
     pub fn definitions(&self, request: &DefinitionsRequest) -> Result<Definitions, SelectionError> {
         let snapshot = self.snapshot();
         let freshness = Freshness {
             generation: snapshot.generation(),
-            config_version: crate::config::version(),
+            config_version: self.config_version(),
             availability_epoch: self.availability().epoch(),
         };
         let now = self.availability().now();
@@ -222,28 +78,28 @@ impl ToolRegistry {
             .filter(|tool| probe.check(tool).is_ok())
             .collect();
         let available: BTreeSet<String> = tools.iter().map(|tool| tool.name().to_owned()).collect();
-        let context = SchemaContext::new(&available);
-        let mut shown = Vec::new();
-        let definitions: Vec<Value> = tools
+        let config = self.config();
+        let context = SchemaContext::new(&available).with_config(&config);
+        let mut shown = HashMap::with_capacity(tools.len());
+        let values: Vec<Value> = tools
             .iter()
             .map(|tool| {
                 let (description, parameters, schema) = effective(tool, &context);
-                if tool.dynamic_schema().is_some() {
-                    // Dispatch repairs and validates against what the model saw.
-                    tool.set_effective_parameters(schema.clone());
-                    shown.push((Arc::clone(tool), schema));
-                }
+                let schema = schema.unwrap_or_else(|| tool.parameter_schema_arc());
+                shown.insert(Arc::clone(tool.name_arc()), schema);
                 formats::definition(request.format, tool.name(), &description, &parameters)
             })
             .collect();
-        let definitions = Definitions(definitions.into());
+        let definitions = Definitions(Arc::new(Listed {
+            values: values.into(),
+            shown,
+        }));
         self.definitions_cache().put(
             request.clone(),
             Entry {
                 freshness,
                 valid_until: probe.valid_until(),
                 definitions: definitions.clone(),
-                shown,
             },
         );
         Ok(definitions)

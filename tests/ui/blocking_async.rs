@@ -1,0 +1,9 @@
+use hermes_tools::tool;
+
+/// Waits for the index.
+#[tool(toolset = "demo", blocking)]
+pub async fn wait_for_index() -> String {
+    String::from("ready")
+}
+
+fn main() {}
