@@ -180,40 +180,8 @@ pub fn timeout_secs(lit: &LitInt) -> syn::Result<u64> {
 /// with `String` keys. Recognised by name, written bare or by their std path; anything else,
 /// `#[args]` structs included, is not known.
 pub fn serde_judges_as_schema(ty: &Type) -> bool {
-    let path = match ty {
-        Type::Paren(inner) => return serde_judges_as_schema(&inner.elem),
-        Type::Group(inner) => return serde_judges_as_schema(&inner.elem),
-        Type::Path(path) if path.qself.is_none() => &path.path,
-        _ => return false,
-    };
-    let segments: Vec<_> = path.segments.iter().collect();
-    let Some((last, prefix)) = segments.split_last() else {
+    let Some((name, types)) = known_type(ty) else {
         return false;
-    };
-    if prefix
-        .iter()
-        .any(|segment| !matches!(segment.arguments, PathArguments::None))
-    {
-        return false;
-    }
-    let prefix: Vec<String> = prefix.iter().map(|s| s.ident.to_string()).collect();
-    let name = last.ident.to_string();
-    if !known_prefix(&name, &prefix.join("::")) {
-        return false;
-    }
-    let types: Vec<&Type> = match &last.arguments {
-        PathArguments::None => Vec::new(),
-        PathArguments::AngleBracketed(args) => {
-            let mut types = Vec::new();
-            for arg in &args.args {
-                match arg {
-                    GenericArgument::Type(ty) => types.push(ty),
-                    _ => return false,
-                }
-            }
-            types
-        }
-        PathArguments::Parenthesized(_) => return false,
     };
     match (name.as_str(), types.as_slice()) {
         ("Option" | "Vec" | "Box", [inner]) => serde_judges_as_schema(inner),
@@ -221,6 +189,43 @@ pub fn serde_judges_as_schema(ty: &Type) -> bool {
         (name, []) => LEAVES.contains(&name),
         _ => false,
     }
+}
+
+/// A type named by a path the macro recognises (bare, or from where the type lives): its name
+/// and its type arguments. `None` for anything else.
+fn known_type(ty: &Type) -> Option<(String, Vec<&Type>)> {
+    let path = match ty {
+        Type::Paren(inner) => return known_type(&inner.elem),
+        Type::Group(inner) => return known_type(&inner.elem),
+        Type::Path(path) if path.qself.is_none() => &path.path,
+        _ => return None,
+    };
+    let segments: Vec<_> = path.segments.iter().collect();
+    let (last, prefix) = segments.split_last()?;
+    if prefix
+        .iter()
+        .any(|segment| !matches!(segment.arguments, PathArguments::None))
+    {
+        return None;
+    }
+    let prefix: Vec<String> = prefix.iter().map(|s| s.ident.to_string()).collect();
+    let name = last.ident.to_string();
+    if !known_prefix(&name, &prefix.join("::")) {
+        return None;
+    }
+    let types = match &last.arguments {
+        PathArguments::None => Vec::new(),
+        PathArguments::AngleBracketed(args) => args
+            .args
+            .iter()
+            .map(|arg| match arg {
+                GenericArgument::Type(ty) => Some(ty),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?,
+        PathArguments::Parenthesized(_) => return None,
+    };
+    Some((name, types))
 }
 
 const LEAVES: &[&str] = &[
@@ -253,19 +258,7 @@ fn known_prefix(name: &str, prefix: &str) -> bool {
 }
 
 fn is_string(ty: &Type) -> bool {
-    match ty {
-        Type::Path(path) if path.qself.is_none() => {
-            let segments: Vec<_> = path.path.segments.iter().collect();
-            let Some((last, prefix)) = segments.split_last() else {
-                return false;
-            };
-            let prefix: Vec<String> = prefix.iter().map(|s| s.ident.to_string()).collect();
-            last.ident == "String"
-                && matches!(last.arguments, PathArguments::None)
-                && known_prefix("String", &prefix.join("::"))
-        }
-        _ => false,
-    }
+    matches!(known_type(ty), Some((name, types)) if name == "String" && types.is_empty())
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -120,6 +121,15 @@ impl Default for Config {
             tools: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
         }
+    }
+}
+
+impl Config {
+    /// The default configuration, built once: what a context outside any registry, or a
+    /// schema context built without one, reads.
+    pub(crate) fn shared_default() -> &'static Arc<Config> {
+        static DEFAULT: LazyLock<Arc<Config>> = LazyLock::new(Arc::default);
+        &DEFAULT
     }
 }
 

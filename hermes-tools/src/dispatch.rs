@@ -32,8 +32,9 @@ use serde_json::{Map, Value};
 
 use crate::answer::ToolAnswer;
 use crate::coercion;
-use crate::config::UnknownArguments;
+use crate::config::{Config, UnknownArguments};
 use crate::context::ToolContext;
+use crate::definitions::Definitions;
 use crate::nearest::nearest;
 use crate::registry::ToolRegistry;
 use crate::schema::ParameterSchema;
@@ -55,8 +56,7 @@ impl ToolRegistry {
         let Some(tool) = self.get(name) else {
             return self.unknown_tool(name, None);
         };
-        let config = self.config();
-        let judge = Judge::new(&tool, None, config.unknown_arguments_for(name));
+        let judge = Judge::new(&tool, None, &self.config());
         let ctx = ctx.on(self);
         if tool.is_async() {
             run_async(&tool, args, &ctx, &judge).await
@@ -75,8 +75,7 @@ impl ToolRegistry {
     ) -> ToolAnswer {
         // A sync tool needs no runtime: run it right here.
         if let Some(tool) = self.get(name).filter(|tool| !tool.is_async()) {
-            let config = self.config();
-            let judge = Judge::new(&tool, None, config.unknown_arguments_for(name));
+            let judge = Judge::new(&tool, None, &self.config());
             return run_sync(&tool, args, &ctx.on(self), &judge);
         }
         crate::bridge::block_on(self.dispatch_unguarded(name, args, ctx)).unwrap_or_else(|err| {
@@ -86,11 +85,7 @@ impl ToolRegistry {
 
     /// The answer to a call of a tool that is not there: the nearest names among `offered`
     /// (the definitions the model was given) or, without them, among every registered tool.
-    pub(crate) fn unknown_tool(
-        &self,
-        name: &str,
-        offered: Option<&crate::definitions::Definitions>,
-    ) -> ToolAnswer {
+    pub(crate) fn unknown_tool(&self, name: &str, offered: Option<&Definitions>) -> ToolAnswer {
         let snapshot = self.snapshot();
         let suggestions = match offered {
             Some(definitions) => nearest(name, definitions.names()),
@@ -125,16 +120,13 @@ pub(crate) struct Judge<'t> {
 }
 
 impl<'t> Judge<'t> {
-    /// Judges `tool`'s arguments against `shown` (what the model was shown) or, without it,
-    /// the tool's static schema.
-    pub(crate) fn new(
-        tool: &'t Tool,
-        shown: Option<&'t ParameterSchema>,
-        unknown: UnknownArguments,
-    ) -> Self {
+    /// Judges `tool`'s arguments against the schema it showed in `shown` (the definitions the
+    /// model was given) or, without them, its static schema; unknown keys as `config` says.
+    pub(crate) fn new(tool: &'t Tool, shown: Option<&'t Definitions>, config: &Config) -> Self {
+        let schema = shown.and_then(|definitions| definitions.shown(tool.name()));
         Self {
-            schema: shown.unwrap_or_else(|| tool.parameter_schema()),
-            unknown,
+            schema: schema.map_or_else(|| tool.parameter_schema(), |schema| &**schema),
+            unknown: config.unknown_arguments_for(tool.name()),
             check_unknown: !tool.is_mcp(),
         }
     }
@@ -362,7 +354,7 @@ pub(crate) async fn run_async(
 /// receive (`Err`: the rejection's text), without calling it. `slow_only` forces the slow
 /// path. Tests use it to prove the fast and the slow path judge alike.
 pub fn judge_arguments(tool: &Arc<Tool>, raw: &str, slow_only: bool) -> Result<Value, String> {
-    let judge = Judge::new(tool, None, UnknownArguments::Reject);
+    let judge = Judge::new(tool, None, &Config::default());
     let parse = |text: &str| -> Result<(), ArgumentsRejected> {
         match tool.static_parse() {
             Some(parse) => parse(text),

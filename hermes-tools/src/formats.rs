@@ -154,13 +154,19 @@ impl FromStr for Format {
 
 /// The definition of one tool in `format`: what goes in the provider's list of tools.
 ///
-/// `parameters` is transformed as [`parameters_for`] does. A tool without parameters publishes
+/// `parameters` is transformed as [`parameters_for`] does (for `openai-strict`, only when strict
+/// mode can express them; otherwise they go out as given with `"strict": false`). A tool without parameters publishes
 /// `{"type":"object","properties":{}}` in every format, Gemini included (which documents the key
 /// as optional and has at times refused an empty `properties`: one shape everywhere wins here).
 pub fn definition(format: Format, name: &str, description: &str, parameters: &Value) -> Value {
     // Built by moving values into maps: `json!` would serialize the schema into a second copy.
-    let source = parameters;
-    let parameters = parameters_for(format, parameters);
+    // What strict mode cannot express goes out as given, not strict (see the module docs):
+    // decided before the strict rewrite, which such a schema would only waste.
+    let strict = format == Format::OpenAiStrict && strict::inexpressible(parameters).is_none();
+    let parameters = match format {
+        Format::OpenAiStrict if !strict => Value::Object(object_root(parameters)),
+        _ => parameters_for(format, parameters),
+    };
     let text = |value: &str| Value::String(value.to_owned());
     let function = |strict: Option<bool>, parameters: Value| {
         let mut function = Map::with_capacity(4);
@@ -190,17 +196,10 @@ pub fn definition(format: Format, name: &str, description: &str, parameters: &Va
             "function".to_owned(),
             Value::Object(function(None, parameters)),
         )])),
-        Format::OpenAiStrict => {
-            // What strict mode cannot express goes out as given, not strict (see module docs).
-            let (strict, parameters) = match strict::inexpressible(source) {
-                None => (true, parameters),
-                Some(_) => (false, Value::Object(object_root(source))),
-            };
-            tagged(Map::from_iter([(
-                "function".to_owned(),
-                Value::Object(function(Some(strict), parameters)),
-            )]))
-        }
+        Format::OpenAiStrict => tagged(Map::from_iter([(
+            "function".to_owned(),
+            Value::Object(function(Some(strict), parameters)),
+        )])),
         // `strict` is explicit: the Responses API otherwise tries to make the schema strict
         // itself, and falls back silently when it cannot.
         Format::Responses => tagged(function(Some(false), parameters)),

@@ -141,8 +141,8 @@ struct Call<'a> {
 
 /// What admission decided.
 enum Admission<'a> {
-    /// Run the tool.
-    Run(Call<'a>),
+    /// Run the tool (the one looked up for the call).
+    Run(Call<'a>, Arc<Tool>),
     /// Answer without running it (refused, blocked, not approved, unknown).
     Answer(Call<'a>, ToolAnswer, Status),
 }
@@ -166,8 +166,8 @@ impl ToolRegistry {
     ) -> ToolAnswer {
         match self.admit(name, args, ctx, options) {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
-            Admission::Run(call) => {
-                let answer = call.run().await;
+            Admission::Run(call, tool) => {
+                let answer = call.run(&tool).await;
                 let status = status_of(&answer);
                 call.finish(answer, status)
             }
@@ -190,11 +190,11 @@ impl ToolRegistry {
     ) -> ToolAnswer {
         match self.admit(name, args, ctx, options) {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
-            Admission::Run(call) => {
-                let answer = if call.runs_inline() {
-                    call.run_inline()
+            Admission::Run(call, tool) => {
+                let answer = if runs_inline(&tool) {
+                    call.run_inline(&tool)
                 } else {
-                    crate::bridge::block_on(call.run()).unwrap_or_else(|err| {
+                    crate::bridge::block_on(call.run(&tool)).unwrap_or_else(|err| {
                         ToolAnswer::error(format!("could not start an async runtime: {err}"))
                     })
                 };
@@ -243,14 +243,14 @@ impl ToolRegistry {
             let refusal = ToolAnswer::refusal(format!("{name} must be handled by the agent loop"));
             return Admission::Answer(call, refusal, Status::Blocked);
         }
-        match call.gate() {
-            Err(refusal) => Admission::Answer(call, refusal, Status::Blocked),
-            Ok(()) if call.tool.is_none() => {
+        match (call.gate(), call.tool.clone()) {
+            (Err(refusal), _) => Admission::Answer(call, refusal, Status::Blocked),
+            (Ok(()), Some(tool)) => Admission::Run(call, tool),
+            (Ok(()), None) => {
                 // Not a second lookup: a tool registered since must not skip the gate.
                 let answer = self.unknown_tool(name, options.definitions.as_ref());
                 Admission::Answer(call, answer, Status::Error)
             }
-            Ok(()) => Admission::Run(call),
         }
     }
 }
@@ -261,6 +261,11 @@ fn status_of(answer: &ToolAnswer) -> Status {
     } else {
         Status::Ok
     }
+}
+
+/// Whether step 4 runs right where it is called (a sync tool not declared `blocking`).
+fn runs_inline(tool: &Tool) -> bool {
+    !tool.is_async() && !tool.is_blocking()
 }
 
 fn needs_approval(config: &Config, tool: &Tool) -> bool {
@@ -314,30 +319,10 @@ impl Call<'_> {
         }
     }
 
-    fn tool(&self) -> &Arc<Tool> {
-        self.tool.as_ref().expect("admitted calls have a tool")
-    }
-
-    fn judge(&self) -> Judge<'_> {
-        let tool = self.tool();
-        let shown = self
-            .options
-            .definitions
-            .as_ref()
-            .and_then(|definitions| definitions.shown(self.name))
-            .map(|schema| &**schema);
-        Judge::new(tool, shown, self.config.unknown_arguments_for(self.name))
-    }
-
-    /// Whether step 4 runs right here (a sync tool not declared `blocking`).
-    fn runs_inline(&self) -> bool {
-        let tool = self.tool();
-        !tool.is_async() && !tool.is_blocking()
-    }
-
     /// Step 4 for a sync tool, on this thread.
-    fn run_inline(&self) -> ToolAnswer {
-        let run = || run_sync(self.tool(), self.args, &self.ctx, &self.judge());
+    fn run_inline(&self, tool: &Tool) -> ToolAnswer {
+        let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
+        let run = || run_sync(tool, self.args, &self.ctx, &judge);
         // On a multi-thread runtime, let the executor move its other tasks off this worker.
         match tokio::runtime::Handle::try_current() {
             Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
@@ -348,25 +333,25 @@ impl Call<'_> {
     }
 
     /// Step 4: dispatch, where the tool's kind says (see the module docs).
-    async fn run(&self) -> ToolAnswer {
-        if self.runs_inline() {
-            return self.run_inline();
+    async fn run(&self, tool: &Arc<Tool>) -> ToolAnswer {
+        if runs_inline(tool) {
+            return self.run_inline(tool);
         }
-        let tool = self.tool();
         let limit = self.config.timeout_for(tool.name(), tool.timeout_secs());
         let finished = if tool.is_async() {
-            tokio::time::timeout(limit, run_async(tool, self.args, &self.ctx, &self.judge())).await
+            let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
+            tokio::time::timeout(limit, run_async(tool, self.args, &self.ctx, &judge)).await
         } else {
+            // A `blocking` sync tool: the blocking pool owns what it needs.
             let (tool, args, ctx) = (Arc::clone(tool), self.args.to_owned(), self.ctx.clone());
             let (config, shown) = (Arc::clone(&self.config), self.options.definitions.clone());
             let handoff = tokio::task::spawn_blocking(move || {
-                let shown = shown.as_ref().and_then(|d| d.shown(tool.name()));
-                let judge = Judge::new(
+                run_sync(
                     &tool,
-                    shown.map(|s| &**s),
-                    config.unknown_arguments_for(tool.name()),
-                );
-                run_sync(&tool, &args, &ctx, &judge)
+                    &args,
+                    &ctx,
+                    &Judge::new(&tool, shown.as_ref(), &config),
+                )
             });
             match tokio::time::timeout(limit, handoff).await {
                 Ok(joined) => Ok(joined.unwrap_or_else(|err| {

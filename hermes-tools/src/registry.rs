@@ -211,8 +211,10 @@ impl ToolContext {
 
     /// The configuration of the registry running this call (the default one outside a call).
     pub fn config(&self) -> Arc<Config> {
-        self.registry()
-            .map_or_else(|| Arc::new(Config::default()), |registry| registry.config())
+        self.registry().map_or_else(
+            || Arc::clone(Config::shared_default()),
+            |registry| registry.config(),
+        )
     }
 
     /// This context, running on `registry` (what a registry does before it calls a tool).
@@ -281,9 +283,9 @@ impl ToolRegistry {
         Arc::clone(&self.inner.config.read().0)
     }
 
-    /// Replaces this registry's configuration. Cached definitions are computed anew and
-    /// availability answers are forgotten when the check TTL changes. Other registries (and
-    /// the global one) are not affected.
+    /// Replaces this registry's configuration. Cached definitions are computed anew (they key
+    /// on the config), and a new check TTL applies at once to the answers already cached.
+    /// Other registries (and the global one) are not affected.
     pub fn set_config(&self, config: Config) {
         let ttl = std::time::Duration::from_secs(config.check_ttl_secs);
         {

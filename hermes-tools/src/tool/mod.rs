@@ -43,11 +43,9 @@ pub struct SchemaContext<'a> {
 impl<'a> SchemaContext<'a> {
     /// A context for definitions that include `selected`, under the default configuration.
     pub fn new(selected: &'a std::collections::BTreeSet<String>) -> Self {
-        static DEFAULT: std::sync::LazyLock<crate::Config> =
-            std::sync::LazyLock::new(crate::Config::default);
         Self {
             selected,
-            config: &DEFAULT,
+            config: crate::Config::shared_default(),
         }
     }
 
