@@ -4,13 +4,20 @@
 //! `file_size`, `truncated` and a `hint` telling the model how to read on. It differs from
 //! Hermes on one quirk: a final newline does not make an extra empty numbered line, and
 //! `total_lines` counts a last line without a newline.
+//!
+//! `read_file` also reads the spill file a cut answer names (`read it with read_file
+//! offset=A limit=K`), by the absolute path in the marker, even when the registry's
+//! `spill_dir` is outside the workspace: spill files hold answers the model was already given,
+//! and only files that [`readable_spill_file`] recognises (a spill's name, directly in the
+//! configured directory, no link) are read there. `write_file` never writes outside the
+//! workspace.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hermes_tools::tool;
+use hermes_tools::{ToolContext, readable_spill_file, tool};
 use serde::Serialize;
 
 use crate::workspace::{Workspace, WorkspaceError};
@@ -140,8 +147,9 @@ pub struct FileContent {
 ///
 /// Output format: 'LINE_NUM|CONTENT', one line each, numbered from 1. Reads up to `limit`
 /// lines starting at line `offset`; when the file goes on, `truncated` is true and `hint`
-/// gives the offset to continue from. Paths are relative to the workspace root. Use this
-/// instead of cat/head/tail in the terminal. Binary files are refused.
+/// gives the offset to continue from. Paths are relative to the workspace root; a cut
+/// answer's spill file is read by the path its marker gives. Use this instead of
+/// cat/head/tail in the terminal. Binary files are refused.
 ///
 /// # Arguments
 /// * `path` - The file to read, relative to the workspace root (or absolute inside it).
@@ -154,11 +162,12 @@ pub fn read_file(
     // A comfort bound, not a correctness one: small models ask for 5000 lines; clamp and say so.
     #[arg(default = 500, minimum = 1, maximum = 2000, clamp)] limit: usize,
     workspace: &Workspace,
+    ctx: &ToolContext,
 ) -> Result<FileContent, FileError> {
     // Clamped again here: direct callers skip the schema, and Hermes clamps too.
     let offset = offset.max(1);
     let limit = limit.clamp(1, MAX_LIMIT);
-    let resolved = workspace.resolve(&path)?;
+    let resolved = resolve_readable(workspace, &path, ctx)?;
     let file_size = check_readable(workspace, &resolved, &path)?;
     let file = File::open(&resolved).map_err(io_error("open", &path))?;
     let mut reader = BufReader::new(file);
@@ -167,6 +176,22 @@ pub fn read_file(
     }
     let page = read_page(reader, offset, limit).map_err(io_error("read", &path))?;
     Ok(page.into_content(offset, limit, file_size))
+}
+
+/// `path` inside the workspace, or else the spill file it names (see the [module docs](self)):
+/// the marker of a cut answer points there, wherever the operator put the spill directory.
+fn resolve_readable(
+    workspace: &Workspace,
+    path: &str,
+    ctx: &ToolContext,
+) -> Result<PathBuf, FileError> {
+    match workspace.resolve(path) {
+        Ok(resolved) => Ok(resolved),
+        Err(outside @ WorkspaceError::Outside { .. }) => {
+            readable_spill_file(&ctx.config(), Path::new(path)).ok_or(outside.into())
+        }
+        Err(err) => Err(err.into()),
+    }
 }
 
 /// Checks that `resolved` is a regular text file, returning its size.
@@ -524,7 +549,7 @@ mod tests {
     fn reads_exact_lines_with_offset_and_limit() {
         let (dir, ws, _) = setup();
         fs::write(dir.path().join("f.txt"), numbered(10)).unwrap();
-        let page = read_file("f.txt".into(), 3, 2, &ws).unwrap();
+        let page = read_file("f.txt".into(), 3, 2, &ws, &ToolContext::new()).unwrap();
         assert_eq!(
             page,
             FileContent {
@@ -535,11 +560,11 @@ mod tests {
                 hint: Some("Use offset=5 to continue reading (showing 3-4 of 10 lines)".into()),
             }
         );
-        let tail = read_file("f.txt".into(), 9, 500, &ws).unwrap();
+        let tail = read_file("f.txt".into(), 9, 500, &ws, &ToolContext::new()).unwrap();
         assert_eq!(tail.content, "9|line 9\n10|line 10");
         assert!(!tail.truncated);
         assert_eq!(tail.hint, None);
-        let exact_end = read_file("f.txt".into(), 1, 10, &ws).unwrap();
+        let exact_end = read_file("f.txt".into(), 1, 10, &ws, &ToolContext::new()).unwrap();
         assert!(!exact_end.truncated);
     }
 
@@ -548,12 +573,21 @@ mod tests {
         let (dir, ws, _) = setup();
         fs::write(dir.path().join("f.txt"), numbered(3)).unwrap();
         assert_eq!(
-            read_file("f.txt".into(), 0, 0, &ws).unwrap().content,
+            read_file("f.txt".into(), 0, 0, &ws, &ToolContext::new())
+                .unwrap()
+                .content,
             "1|line 1"
         );
-        let huge = read_file("f.txt".into(), usize::MAX, MAX_LIMIT, &ws).unwrap();
+        let huge = read_file(
+            "f.txt".into(),
+            usize::MAX,
+            MAX_LIMIT,
+            &ws,
+            &ToolContext::new(),
+        )
+        .unwrap();
         assert_eq!((huge.content.as_str(), huge.truncated), ("", false));
-        let past = read_file("f.txt".into(), 7, 5, &ws).unwrap();
+        let past = read_file("f.txt".into(), 7, 5, &ws, &ToolContext::new()).unwrap();
         assert_eq!(past.content, "");
         assert_eq!(
             past.hint.as_deref(),
@@ -566,12 +600,12 @@ mod tests {
         let (dir, ws, _) = setup();
         let long = "x".repeat(MAX_LINE_CHARS + 5);
         fs::write(dir.path().join("f.txt"), format!("\u{FEFF}a\r\nb\n{long}")).unwrap();
-        let page = read_file("f.txt".into(), 1, 500, &ws).unwrap();
+        let page = read_file("f.txt".into(), 1, 500, &ws, &ToolContext::new()).unwrap();
         let expected = format!("1|a\n2|b\n3|{}... [truncated]", "x".repeat(MAX_LINE_CHARS));
         assert_eq!(page.content, expected);
         assert_eq!(page.total_lines, 3, "a last line without a newline counts");
         fs::write(dir.path().join("empty.txt"), "").unwrap();
-        let empty = read_file("empty.txt".into(), 1, 500, &ws).unwrap();
+        let empty = read_file("empty.txt".into(), 1, 500, &ws, &ToolContext::new()).unwrap();
         assert_eq!(
             (empty.content.as_str(), empty.total_lines, empty.hint),
             ("", 0, None)
@@ -586,7 +620,7 @@ mod tests {
             .map(|_| format!("{}\n", "y".repeat(1500)))
             .collect();
         fs::write(dir.path().join("wide.txt"), text).unwrap();
-        let page = read_file("wide.txt".into(), 1, 100, &ws).unwrap();
+        let page = read_file("wide.txt".into(), 1, 100, &ws, &ToolContext::new()).unwrap();
         let kept = page.content.lines().count();
         assert_eq!(kept, 66);
         assert!(page.content.chars().count() <= READ_BUDGET_CHARS);
@@ -607,7 +641,8 @@ mod tests {
         for name in ["config.yaml", "config_old.yml", "readme.md", ".config.yml"] {
             fs::write(dir.path().join("conf").join(name), "").unwrap();
         }
-        let err = read_file("conf/config.yml".into(), 1, 500, &ws).unwrap_err();
+        let err =
+            read_file("conf/config.yml".into(), 1, 500, &ws, &ToolContext::new()).unwrap_err();
         match &err {
             FileError::NotFound { similar, .. } => {
                 assert_eq!(similar, &["conf/config.yaml", "conf/config_old.yml"]);
@@ -618,7 +653,7 @@ mod tests {
             err.to_string(),
             "File not found: conf/config.yml. Similar files: conf/config.yaml, conf/config_old.yml"
         );
-        let bare = read_file("nowhere/x.txt".into(), 1, 500, &ws).unwrap_err();
+        let bare = read_file("nowhere/x.txt".into(), 1, 500, &ws, &ToolContext::new()).unwrap_err();
         assert_eq!(bare.to_string(), "File not found: nowhere/x.txt");
     }
 
@@ -643,7 +678,11 @@ mod tests {
         fs::write(dir.path().join("img.PNG"), "not really").unwrap();
         fs::write(dir.path().join("blob"), b"abc\0def").unwrap();
         fs::write(dir.path().join("ctrl"), "\x01\x02\x03\x04 ab\n").unwrap();
-        let message = |path: &str| read_file(path.into(), 1, 500, &ws).unwrap_err().to_string();
+        let message = |path: &str| {
+            read_file(path.into(), 1, 500, &ws, &ToolContext::new())
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             message("d"),
             "'d' is a directory, not a file. Use search_files to search inside it, or terminal \
@@ -654,11 +693,11 @@ mod tests {
             "Cannot read binary file 'img.PNG' (.png). Use terminal to inspect binary files."
         );
         assert!(matches!(
-            read_file("blob".into(), 1, 500, &ws),
+            read_file("blob".into(), 1, 500, &ws, &ToolContext::new()),
             Err(FileError::Binary { .. })
         ));
         assert!(matches!(
-            read_file("ctrl".into(), 1, 500, &ws),
+            read_file("ctrl".into(), 1, 500, &ws, &ToolContext::new()),
             Err(FileError::Binary { .. })
         ));
         assert!(!looks_binary("héllo\tworld\r\n".as_bytes()));
@@ -677,7 +716,7 @@ mod tests {
             if path == "link" && cfg!(not(unix)) {
                 continue;
             }
-            let err = read_file(path.into(), 1, 500, &ws).unwrap_err();
+            let err = read_file(path.into(), 1, 500, &ws, &ToolContext::new()).unwrap_err();
             assert!(
                 matches!(err, FileError::Workspace(WorkspaceError::Outside { .. })),
                 "{path}"
@@ -795,6 +834,128 @@ mod tests {
              it again in this session."
         );
         assert!(!Path::new("should-not-exist.txt").exists());
+    }
+
+    /// `(path, offset, limit)` from a cut answer's marker, and the head and tail it kept.
+    fn marker(content: &str) -> (String, usize, usize, &str, &str) {
+        let start = content.find("\n\n[... ").expect("a marker");
+        let end = start
+            + content[start..]
+                .find(" ...]\n\n")
+                .expect("the marker's end");
+        let marker = &content[start..end];
+        let (_, rest) = marker
+            .split_once("the full answer is in ")
+            .expect("a spill path");
+        let (path, rest) = rest.split_once(": read it with read_file offset=").unwrap();
+        let (offset, limit) = rest.split_once(" limit=").unwrap();
+        let tail = &content[end + " ...]\n\n".len()..];
+        (
+            path.to_owned(),
+            offset.parse().unwrap(),
+            limit.parse().unwrap(),
+            &content[..start],
+            tail,
+        )
+    }
+
+    /// A registry of the linked tools, spilling into `spill` (outside the workspace), with a
+    /// `report` tool whose 1,000 lines are far over its 2,000-character budget.
+    fn spilling_registry(spill: &Path) -> ToolRegistry {
+        let registry = ToolRegistry::linked();
+        registry.set_config(hermes_tools::Config {
+            spill_dir: Some(spill.to_owned()),
+            ..hermes_tools::Config::default()
+        });
+        let report = hermes_tools::Tool::builder("report", "fixture")
+            .max_result_chars(2_000)
+            .handler(|_, _| numbered(1_000))
+            .build();
+        registry.register(report).unwrap();
+        registry
+    }
+
+    #[test]
+    fn a_spill_outside_the_workspace_is_paged_back_by_the_markers_path() {
+        let (dir, _ws, ctx) = setup();
+        let spill = TempDir::new().unwrap();
+        assert!(!spill.path().starts_with(dir.path()));
+        let registry = spilling_registry(spill.path());
+
+        let cut = registry.call_blocking("report", "{}", &ctx).to_value();
+        assert_eq!(cut["truncated"], true, "{cut}");
+        let content = cut["content"].as_str().unwrap();
+        let (path, offset, limit, head, tail) = marker(content);
+        assert_eq!(cut["spill_file"], path);
+        assert!(Path::new(&path).is_absolute() && !Path::new(&path).starts_with(dir.path()));
+
+        // The model does what the marker says, with the path as given.
+        let args = json!({"path": path, "offset": offset, "limit": limit}).to_string();
+        let page = registry.call_blocking("read_file", &args, &ctx);
+        assert!(!page.is_error(), "{page}");
+        let page = page.to_value();
+        let lines: Vec<&str> = page["content"]
+            .as_str()
+            .unwrap()
+            .lines()
+            .map(|line| line.split_once('|').unwrap().1)
+            .collect();
+        let rendering = fs::read_to_string(&path).unwrap();
+        let on_disk: Vec<&str> = rendering.lines().skip(offset - 1).take(limit).collect();
+        assert_eq!(lines, on_disk, "read_file pages the spill file as it is");
+        // Head, the page, and tail together hold the whole answer: nothing was lost.
+        assert!(rendering.starts_with(head) && rendering.ends_with(tail));
+        let cut_part = &rendering[head.len()..rendering.len() - tail.len()];
+        assert!(lines.join("\n").contains(cut_part.trim_matches('\n')));
+        assert!(lines.contains(&"line 500"), "{lines:?}");
+    }
+
+    #[test]
+    fn only_spill_files_are_read_outside_the_workspace() {
+        let (dir, _ws, ctx) = setup();
+        let spill = TempDir::new().unwrap();
+        let secret = dir.path().join("inside.txt");
+        fs::write(&secret, "inside the workspace\n").unwrap();
+        let outside = TempDir::new().unwrap();
+        let elsewhere = outside.path().join("elsewhere-1-2-3.txt");
+        fs::write(&elsewhere, "not a spill\n").unwrap();
+        let spilled = spill.path().join("terminal-1700000000000-7-0.txt");
+        fs::write(&spilled, "== text, 1 line ==\nspilled\n").unwrap();
+        fs::write(spill.path().join("notes.txt"), "operator's notes\n").unwrap();
+        fs::create_dir(spill.path().join("sub")).unwrap();
+        fs::write(spill.path().join("sub/x-1-2-3.txt"), "nested\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&elsewhere, spill.path().join("link-1-2-3.txt")).unwrap();
+        let registry = spilling_registry(spill.path());
+        let read = |registry: &ToolRegistry, path: &Path| {
+            let args = json!({"path": path}).to_string();
+            registry.call_blocking("read_file", &args, &ctx)
+        };
+
+        let ok = read(&registry, &spilled);
+        assert!(!ok.is_error(), "{ok}");
+        assert_eq!(ok.to_value()["content"], "1|== text, 1 line ==\n2|spilled");
+        let refused = [
+            spill.path().join("notes.txt"),
+            spill.path().join("sub/x-1-2-3.txt"),
+            spill.path().join("link-1-2-3.txt"),
+            spill.path().join("missing-1-2-3.txt"),
+            elsewhere.clone(),
+        ];
+        for path in &refused {
+            let answer = read(&registry, path);
+            assert!(answer.is_error(), "{}: {answer}", path.display());
+            assert!(answer.as_str().contains("Access denied"), "{answer}");
+        }
+        // A relative path is the workspace's: it never reaches the spill directory.
+        let relative = format!("{}/terminal-1700000000000-7-0.txt", spill.path().display());
+        let relative = relative.trim_start_matches('/');
+        let answer =
+            registry.call_blocking("read_file", &json!({ "path": relative }).to_string(), &ctx);
+        assert!(answer.is_error(), "{answer}");
+        // Without a spill directory, the spill file is outside like any other.
+        let plain = ToolRegistry::linked();
+        assert!(read(&plain, &spilled).as_str().contains("Access denied"));
     }
 
     #[test]

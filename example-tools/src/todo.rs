@@ -2,12 +2,38 @@
 //!
 //! Writing replaces the list, or with `merge` updates items by id and appends new ones.
 //! Items are normalised as Hermes does (ids and contents trimmed, unknown statuses become
-//! `pending`), contents are capped at 4,000 characters and lists at 256 items. Every call
-//! answers the whole list with a summary.
+//! `pending`), contents are capped at 4,000 characters. Every call answers the whole list with
+//! a summary.
+//!
+//! Where Hermes is silent, this one says so:
+//!
+//! - a list holds at most [`MAX_ITEMS`] items, and a write that would make more is refused with
+//!   an error naming the limit, the list left as it was (Hermes keeps the head and drops the
+//!   rest, answering success);
+//! - the list belongs to the call's [`Session`](hermes_tools::Session) (its state, see
+//!   [`ToolContext::session_state`]): two sessions never see each other's list, and it is
+//!   dropped when the session ends. A call that belongs to no session is refused, rather than
+//!   sharing one list among every caller.
+//!
+//! ```
+//! use hermes_tools::{CallOptions, ToolContext, ToolRegistry};
+//! # use example_tools as _;
+//!
+//! let registry = ToolRegistry::global();
+//! // `todo` is the agent loop's own tool.
+//! let agent_loop = CallOptions::new().from_agent_loop();
+//! let ctx = ToolContext::new().with_session_id("conversation-1");
+//! let write = r#"{"todos": [{"id": "1", "content": "read the issue"}]}"#;
+//! registry.call_blocking_with("todo", write, &ctx, &agent_loop);
+//! let read = registry.call_blocking_with("todo", "{}", &ctx, &agent_loop);
+//! assert_eq!(read.to_value()["summary"]["total"], 1);
+//!
+//! let nowhere = registry.call_blocking_with("todo", "{}", &ToolContext::new(), &agent_loop);
+//! assert!(nowhere.is_error());
+//! ```
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::LazyLock;
 
 use hermes_tools::{ToolContext, tool};
 use parking_lot::Mutex;
@@ -17,11 +43,9 @@ use serde_json::Value;
 
 /// Longest item content kept, in characters; longer content is cut and marked.
 pub const MAX_CONTENT_CHARS: usize = 4000;
-/// Most items kept: the head of the list (list order is priority).
+/// Most items a list holds; a write that would make more is refused.
 pub const MAX_ITEMS: usize = 256;
 const TRUNCATION_MARKER: &str = "… [truncated]";
-/// The session key used when the context has no session id.
-const DEFAULT_SESSION: &str = "default";
 
 /// Where a task stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -243,45 +267,79 @@ fn merge(items: &mut Vec<TodoItem>, updates: &[TodoUpdate]) {
     *items = rebuilt;
 }
 
-/// Task lists per session: the state behind `todo`, provided as a context extension.
-///
-/// Without one in the context, `todo` uses a process-wide store ([`TodoStore::global`]).
+/// One session's task list: the state behind `todo`, kept in the session
+/// ([`ToolContext::session_state`]), so it lives and dies with the session.
 #[derive(Debug, Default)]
 pub struct TodoStore {
-    lists: Mutex<HashMap<String, Vec<TodoItem>>>,
+    items: Mutex<Vec<TodoItem>>,
+}
+
+/// Why `todo` refused a call. Nothing was read or written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TodoError {
+    /// The write would leave more than [`MAX_ITEMS`] items.
+    #[error(
+        "todo holds at most {limit} items, and this write would make {would_have}, so nothing was \
+         changed. Drop completed or cancelled items (write the list without them), or split the \
+         work into fewer, larger items."
+    )]
+    TooManyItems {
+        /// The limit, [`MAX_ITEMS`].
+        limit: usize,
+        /// How many items the write would have left.
+        would_have: usize,
+    },
+    /// The call belongs to no session, so there is no list to read or write.
+    #[error(
+        "todo keeps one task list per session, and this call belongs to no session, so there is \
+         no list to read or write. Carry on without todo. (For the developer: give the call \
+         context a session, e.g. ToolContext::with_session_id, once per conversation.)"
+    )]
+    NoSession,
 }
 
 impl TodoStore {
-    /// An empty store.
+    /// An empty list.
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// The process-wide store used when a context provides none.
-    pub fn global() -> &'static TodoStore {
-        static GLOBAL: LazyLock<TodoStore> = LazyLock::new(TodoStore::new);
-        &GLOBAL
+    /// The items, in priority order.
+    pub fn read(&self) -> Vec<TodoItem> {
+        self.items.lock().clone()
     }
 
-    /// The list of `session`.
-    pub fn read(&self, session: &str) -> Vec<TodoItem> {
-        self.lists.lock().get(session).cloned().unwrap_or_default()
-    }
-
-    /// Replaces (or with `merge`, updates) the list of `session`, returning the new list.
-    pub fn write(&self, session: &str, updates: &[TodoUpdate], merge_by_id: bool) -> Vec<TodoItem> {
-        let mut lists = self.lists.lock();
-        let items = lists.entry(session.to_owned()).or_default();
-        if merge_by_id {
-            merge(items, updates);
+    /// Replaces the list (or with `merge_by_id`, updates it), returning the new list.
+    ///
+    /// # Errors
+    ///
+    /// [`TodoError::TooManyItems`] when the result would hold more than [`MAX_ITEMS`] items; the
+    /// list is then unchanged.
+    pub fn write(
+        &self,
+        updates: &[TodoUpdate],
+        merge_by_id: bool,
+    ) -> Result<Vec<TodoItem>, TodoError> {
+        let mut items = self.items.lock();
+        let next = if merge_by_id {
+            let mut next = items.clone();
+            merge(&mut next, updates);
+            next
         } else {
-            *items = dedupe_by_id(updates)
+            dedupe_by_id(updates)
                 .into_iter()
                 .map(TodoUpdate::validated)
-                .collect();
+                .collect()
+        };
+        if next.len() > MAX_ITEMS {
+            return Err(TodoError::TooManyItems {
+                limit: MAX_ITEMS,
+                would_have: next.len(),
+            });
         }
-        items.truncate(MAX_ITEMS);
-        items.clone()
+        *items = next;
+        Ok(items.clone())
     }
 }
 
@@ -328,8 +386,8 @@ pub struct TodoList {
 /// list is replaced; with `merge: true` items are updated by id (only the fields you give)
 /// and new ids are appended. Each item has an `id`, a `content` and a `status`: `pending`,
 /// `in_progress`, `completed` or `cancelled`. List order is priority. Keep one item
-/// `in_progress` at a time and mark items `completed` as soon as they are done. Every call
-/// returns the full list with a summary.
+/// `in_progress` at a time and mark items `completed` as soon as they are done. A list holds
+/// at most 256 items. Every call returns the full list with a summary.
 ///
 /// # Arguments
 /// * `todos` - Items to write. Omit to read the list.
@@ -339,18 +397,18 @@ pub fn todo(
     todos: Option<Vec<TodoUpdate>>,
     #[arg(default = false)] merge: bool,
     ctx: &ToolContext,
-    store: Option<&TodoStore>,
-) -> TodoList {
-    let store = store.unwrap_or_else(|| TodoStore::global());
-    let session = ctx.session_id().unwrap_or(DEFAULT_SESSION);
+) -> Result<TodoList, TodoError> {
+    let store = ctx
+        .session_state::<TodoStore>()
+        .ok_or(TodoError::NoSession)?;
     let items = match todos {
-        Some(updates) => store.write(session, &updates, merge),
-        None => store.read(session),
+        Some(updates) => store.write(&updates, merge)?,
+        None => store.read(),
     };
-    TodoList {
+    Ok(TodoList {
         summary: TodoSummary::of(&items),
         todos: items,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -372,17 +430,18 @@ mod tests {
     #[test]
     fn replace_normalises_items_as_hermes() {
         let store = TodoStore::new();
-        let list = store.write(
-            "s",
-            &updates(json!([
-                {"id": " 1 ", "content": " first ", "status": "IN_PROGRESS"},
-                {"id": 2, "content": "", "status": "bogus"},
-                {"content": "no id"},
-                "not an object",
-                {"id": "3", "content": null, "status": null},
-            ])),
-            false,
-        );
+        let list = store
+            .write(
+                &updates(json!([
+                    {"id": " 1 ", "content": " first ", "status": "IN_PROGRESS"},
+                    {"id": 2, "content": "", "status": "bogus"},
+                    {"content": "no id"},
+                    "not an object",
+                    {"id": "3", "content": null, "status": null},
+                ])),
+                false,
+            )
+            .unwrap();
         let expected = [
             ("1", "first", TodoStatus::InProgress),
             ("2", "(no description)", TodoStatus::Pending),
@@ -401,15 +460,16 @@ mod tests {
     #[test]
     fn duplicate_ids_keep_the_last_at_its_position() {
         let store = TodoStore::new();
-        let list = store.write(
-            "s",
-            &updates(json!([
-                {"id": "a", "content": "old a"},
-                {"id": "b", "content": "b"},
-                {"id": "a", "content": "new a"},
-            ])),
-            false,
-        );
+        let list = store
+            .write(
+                &updates(json!([
+                    {"id": "a", "content": "old a"},
+                    {"id": "b", "content": "b"},
+                    {"id": "a", "content": "new a"},
+                ])),
+                false,
+            )
+            .unwrap();
         let got: Vec<_> = list
             .iter()
             .map(|i| (i.id.as_str(), i.content.as_str()))
@@ -420,17 +480,19 @@ mod tests {
     #[test]
     fn merge_updates_given_fields_and_appends_new_ids() {
         let store = TodoStore::new();
-        store.write(
-            "s",
-            &updates(json!([{"id": "1", "content": "one"}, {"id": "2", "content": "two"}])),
-            false,
-        );
+        store
+            .write(
+                &updates(json!([{"id": "1", "content": "one"}, {"id": "2", "content": "two"}])),
+                false,
+            )
+            .unwrap();
         // The verified Hermes example.
-        let list = store.write(
-            "s",
-            &updates(json!([{"id": "2", "status": "completed"}, {"id": "3", "content": "c"}])),
-            true,
-        );
+        let list = store
+            .write(
+                &updates(json!([{"id": "2", "status": "completed"}, {"id": "3", "content": "c"}])),
+                true,
+            )
+            .unwrap();
         assert_eq!(
             list,
             vec![
@@ -456,21 +518,23 @@ mod tests {
     #[test]
     fn merge_ignores_invalid_status_empty_ids_and_falsy_fields() {
         let store = TodoStore::new();
-        store.write(
-            "s",
-            &updates(json!([{"id": "1", "content": "one", "status": "in_progress"}])),
-            false,
-        );
-        let list = store.write(
-            "s",
-            &updates(json!([
-                {"id": "1", "status": "done!", "content": ""},
-                {"id": "  ", "content": "skipped"},
-                {"content": "no id either"},
-                "not an object",
-            ])),
-            true,
-        );
+        store
+            .write(
+                &updates(json!([{"id": "1", "content": "one", "status": "in_progress"}])),
+                false,
+            )
+            .unwrap();
+        let list = store
+            .write(
+                &updates(json!([
+                    {"id": "1", "status": "done!", "content": ""},
+                    {"id": "  ", "content": "skipped"},
+                    {"content": "no id either"},
+                    "not an object",
+                ])),
+                true,
+            )
+            .unwrap();
         assert_eq!(
             list,
             vec![TodoItem {
@@ -480,24 +544,25 @@ mod tests {
             }]
         );
         // A blank (but non-empty) content is truthy in Python: Hermes stores it stripped to "".
-        let list = store.write("s", &updates(json!([{"id": "1", "content": "   "}])), true);
+        let list = store
+            .write(&updates(json!([{"id": "1", "content": "   "}])), true)
+            .unwrap();
         assert_eq!(list[0].content, "");
     }
 
     #[test]
     fn merge_collapses_repeated_ids_from_an_earlier_replace() {
         let store = TodoStore::new();
-        store.write(
-            "s",
-            &updates(json!(["x", {"content": "y"}, {"id": "k", "content": "k"}])),
-            false,
-        );
-        assert_eq!(store.read("s").len(), 3);
-        let list = store.write(
-            "s",
-            &updates(json!([{"id": "k", "status": "completed"}])),
-            true,
-        );
+        store
+            .write(
+                &updates(json!(["x", {"content": "y"}, {"id": "k", "content": "k"}])),
+                false,
+            )
+            .unwrap();
+        assert_eq!(store.read().len(), 3);
+        let list = store
+            .write(&updates(json!([{"id": "k", "status": "completed"}])), true)
+            .unwrap();
         assert_eq!(
             ids_and_statuses(&list),
             [
@@ -510,34 +575,75 @@ mod tests {
     }
 
     #[test]
-    fn limits_cap_content_and_item_count() {
+    fn long_content_is_capped_and_marked() {
         let store = TodoStore::new();
         let long = "é".repeat(MAX_CONTENT_CHARS + 1);
-        let list = store.write("s", &updates(json!([{"id": "1", "content": long}])), false);
+        let list = store
+            .write(&updates(json!([{"id": "1", "content": long}])), false)
+            .unwrap();
         assert_eq!(list[0].content.chars().count(), MAX_CONTENT_CHARS);
         assert!(list[0].content.ends_with("é… [truncated]"));
         let exact = "x".repeat(MAX_CONTENT_CHARS);
-        let list = store.write(
-            "s",
-            &updates(json!([{"id": "1", "content": exact.clone()}])),
-            false,
-        );
+        let list = store
+            .write(
+                &updates(json!([{"id": "1", "content": exact.clone()}])),
+                false,
+            )
+            .unwrap();
         assert_eq!(list[0].content, exact);
+    }
 
-        let many: Vec<Value> = (0..300)
-            .map(|i| json!({"id": i.to_string(), "content": "t"}))
-            .collect();
-        let list = store.write("s", &updates(Value::Array(many)), false);
-        assert_eq!(list.len(), MAX_ITEMS);
-        assert_eq!(list.last().unwrap().id, "255");
-        let list = store.write("s", &updates(json!([{"id": "new", "content": "t"}])), true);
-        assert_eq!(list.len(), MAX_ITEMS, "the appended item falls off the end");
-        assert_eq!(list.last().unwrap().id, "255");
+    fn numbered(range: std::ops::Range<usize>) -> Vec<TodoUpdate> {
+        range
+            .map(|i| TodoUpdate(json!({"id": i.to_string(), "content": "t"})))
+            .collect()
     }
 
     #[test]
-    fn direct_call_reads_and_writes_per_session() {
+    fn a_replace_over_the_limit_is_refused_and_changes_nothing() {
         let store = TodoStore::new();
+        store.write(&numbered(0..3), false).unwrap();
+        let refused = store.write(&numbered(0..MAX_ITEMS + 1), false);
+        assert_eq!(
+            refused,
+            Err(TodoError::TooManyItems {
+                limit: MAX_ITEMS,
+                would_have: MAX_ITEMS + 1
+            })
+        );
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("at most 256 items"), "{message}");
+        assert!(message.contains("would make 257"), "{message}");
+        assert!(message.contains("nothing was changed"), "{message}");
+        assert_eq!(store.read().len(), 3, "the list is as it was");
+        // Exactly the limit is fine; repeated ids count once.
+        let full = store.write(&numbered(0..MAX_ITEMS), false).unwrap();
+        assert_eq!(full.len(), MAX_ITEMS);
+        let mut repeated = numbered(0..MAX_ITEMS);
+        repeated.extend(numbered(0..10));
+        assert_eq!(store.write(&repeated, false).unwrap().len(), MAX_ITEMS);
+    }
+
+    #[test]
+    fn a_merge_that_appends_past_the_limit_is_refused_and_changes_nothing() {
+        let store = TodoStore::new();
+        store.write(&numbered(0..MAX_ITEMS), false).unwrap();
+        let refused = store.write(&numbered(MAX_ITEMS..MAX_ITEMS + 1), true);
+        assert!(
+            matches!(refused, Err(TodoError::TooManyItems { would_have, .. }) if would_have == MAX_ITEMS + 1),
+            "{refused:?}"
+        );
+        let list = store.read();
+        assert_eq!(list.len(), MAX_ITEMS);
+        assert_eq!(list.last().unwrap().id, (MAX_ITEMS - 1).to_string());
+        // Updating items already there never grows the list, so it is fine at the limit.
+        let update = [TodoUpdate(json!({"id": "7", "status": "completed"}))];
+        let list = store.write(&update, true).unwrap();
+        assert_eq!(list[7].status, TodoStatus::Completed);
+    }
+
+    #[test]
+    fn direct_call_reads_and_writes_its_own_session() {
         let a = ToolContext::new().with_session_id("a");
         let b = ToolContext::new().with_session_id("b");
         let written = todo(
@@ -546,8 +652,8 @@ mod tests {
             )),
             false,
             &a,
-            Some(&store),
-        );
+        )
+        .unwrap();
         assert_eq!(
             written.summary,
             TodoSummary {
@@ -558,15 +664,25 @@ mod tests {
                 cancelled: 0
             }
         );
-        assert_eq!(todo(None, false, &a, Some(&store)), written);
-        assert_eq!(todo(None, false, &b, Some(&store)).summary.total, 0);
+        assert_eq!(todo(None, false, &a.clone()).unwrap(), written);
+        assert_eq!(todo(None, false, &b).unwrap().summary.total, 0);
+        // Another session given the same id is still another session.
+        let a_again = ToolContext::new().with_session_id("a");
+        assert_eq!(todo(None, false, &a_again).unwrap().summary.total, 0);
+    }
+
+    #[test]
+    fn a_call_without_a_session_is_refused() {
+        let refused = todo(None, false, &ToolContext::new());
+        assert_eq!(refused, Err(TodoError::NoSession));
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("belongs to no session"), "{message}");
+        assert!(message.contains("with_session_id"), "{message}");
     }
 
     #[test]
     fn dispatch_returns_list_and_summary() {
-        let ctx = ToolContext::new()
-            .with_session_id("s1")
-            .with_extension(TodoStore::new());
+        let ctx = ToolContext::new().with_session_id("s1");
         let registry = ToolRegistry::global();
         // `todo` is the agent loop's own tool: only the loop may call it.
         let agent_loop = CallOptions::new().from_agent_loop();
@@ -599,22 +715,32 @@ mod tests {
     }
 
     #[test]
-    fn dispatch_without_store_uses_the_process_wide_one() {
-        let ctx = ToolContext::new().with_session_id("todo-global-test");
+    fn dispatch_without_a_session_answers_an_error_and_keeps_nothing() {
         let registry = ToolRegistry::global();
         let agent_loop = CallOptions::new().from_agent_loop();
-        registry.call_blocking_with(
-            "todo",
-            r#"{"todos":[{"id":"g","content":"global"}]}"#,
-            &ctx,
-            &agent_loop,
-        );
-        assert_eq!(
-            TodoStore::global().read("todo-global-test")[0].content,
-            "global"
-        );
-        let read = registry.call_blocking_with("todo", "", &ctx, &agent_loop);
-        assert_eq!(read.to_value()["todos"][0]["id"], "g");
+        let nowhere = ToolContext::new();
+        let write = r#"{"todos":[{"id":"g","content":"global"}]}"#;
+        let refused = registry.call_blocking_with("todo", write, &nowhere, &agent_loop);
+        assert!(refused.is_error(), "{refused}");
+        assert!(refused.as_str().contains("no session"), "{refused}");
+        let read = registry.call_blocking_with("todo", "{}", &nowhere, &agent_loop);
+        assert!(read.is_error(), "{read}");
+    }
+
+    #[test]
+    fn dispatch_over_the_limit_is_an_error_naming_it() {
+        let registry = ToolRegistry::global();
+        let agent_loop = CallOptions::new().from_agent_loop();
+        let ctx = ToolContext::new().with_session_id("limit");
+        let many: Vec<Value> = (0..300)
+            .map(|i| json!({"id": i.to_string(), "content": "t"}))
+            .collect();
+        let write = json!({ "todos": many }).to_string();
+        let refused = registry.call_blocking_with("todo", &write, &ctx, &agent_loop);
+        assert!(refused.is_error(), "{refused}");
+        assert!(refused.as_str().contains("at most 256 items"), "{refused}");
+        let read = registry.call_blocking_with("todo", "{}", &ctx, &agent_loop);
+        assert_eq!(read.to_value()["summary"]["total"], 0, "{read}");
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub struct ToolAttr {
     pub timeout_secs: Option<LitInt>,
     pub needs_approval: Flag,
     pub blocking: Flag,
+    pub raw_output: Flag,
     pub read_only: Flag,
     pub destructive: Flag,
     pub unlisted: Flag,
@@ -71,7 +72,7 @@ pub struct ToolAttr {
 
 const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
                          dynamic_schema, overrides, timeout_secs, needs_approval, blocking, \
-                         read_only, destructive, unlisted, crate, description";
+                         raw_output, read_only, destructive, unlisted, crate, description";
 
 impl ToolAttr {
     /// Parses the attribute's arguments, reporting every bad key to `cx`, not just the first,
@@ -137,6 +138,8 @@ impl ToolAttr {
             self.needs_approval.set(meta)?;
         } else if path.is_ident("blocking") {
             self.blocking.set(meta)?;
+        } else if path.is_ident("raw_output") {
+            self.raw_output.set(meta)?;
         } else if path.is_ident("read_only") {
             self.read_only.set(meta)?;
         } else if path.is_ident("destructive") {

@@ -113,6 +113,19 @@ pub fn name_of(kind: &str, lit: &LitStr) -> syn::Result<()> {
     })
 }
 
+/// A tool's toolset: the tool-name rule, and not `all`, which always means every tool (a
+/// toolset of that name could never be selected alone).
+pub fn toolset_name(lit: &LitStr) -> syn::Result<()> {
+    name_of("toolset", lit)?;
+    if lit.value() == "all" {
+        return Err(syn::Error::new(
+            lit.span(),
+            "toolset \"all\" is reserved: it always selects every tool; choose another name",
+        ));
+    }
+    Ok(())
+}
+
 /// An emoji is shown in one terminal cell: exactly one grapheme cluster.
 pub fn emoji(emoji: &LitStr) -> syn::Result<String> {
     let value = emoji.value();

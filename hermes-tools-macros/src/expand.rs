@@ -2,10 +2,16 @@
 //!
 //! For `#[tool] fn foo(...)` the expansion is, beside the untouched function, one static `FOO_TOOL`
 //! in the `TOOLS` distributed slice (unless the tool is `unlisted`: a plugin registers it
-//! itself), with the function's visibility. Its initializer block holds
-//! the argument struct, the schema function, the one parse of the arguments and the wrapper,
-//! so none of them leak into the module. (A type named `foo` would be shorter to write but
-//! clashes with a module `foo`, the usual home of a tool `foo`.)
+//! itself), with the function's visibility. Its initializer block holds the argument struct
+//! and the wrapper, so neither leaks into the module. (A type named `foo` would be shorter to
+//! write but clashes with a module `foo`, the usual home of a tool `foo`.)
+//!
+//! Generated code is compiled once per tool, so it is kept to what only this tool can say:
+//! the struct's fields, one `visit_map` body, the call. Everything generic (parsing the
+//! argument text, the schema, the parse-only check, reading keys, missing and duplicate
+//! fields) is a runtime function named by path, compiled once per type or once per crate:
+//! the struct derives `JsonSchema` (the schema must be exactly schemars') but not serde's
+//! `Deserialize`, whose field enum, visitor and `visit_seq` are written per struct.
 //!
 //! Runtime items are named only through `#krate::__private` (and the exported `__answer!`).
 //! With errors, [`fallback`] emits the function and a placeholder `FOO_TOOL` instead.
@@ -103,6 +109,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         description,
         overrides,
         blocking,
+        raw_output,
         validate,
         clamped,
         ..
@@ -147,23 +154,6 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     quote! {{
         #args_struct
 
-        fn __hermes_schema() -> #private::serde_json::Value {
-            #private::schema_for::<#args_ty>()
-        }
-
-        // The one deserialization of the arguments: the wrapper's, and `parse`'s.
-        fn __hermes_parse(
-            __hermes_text: &str,
-        ) -> ::core::result::Result<#args_ty, #private::ArgumentsRejected> {
-            #private::parse_arguments::<#args_ty>(__hermes_text)
-        }
-
-        fn __hermes_parse_only(
-            __hermes_text: &str,
-        ) -> ::core::result::Result<(), #private::ArgumentsRejected> {
-            __hermes_parse(__hermes_text).map(::core::mem::drop)
-        }
-
         #wrapper
 
         #private::ToolDecl {
@@ -179,15 +169,17 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             timeout_secs: #timeout_secs,
             needs_approval: #needs_approval,
             blocking: #blocking,
+            raw_output: #raw_output,
             annotations: #private::Annotations {
                 read_only: #read_only,
                 destructive: #destructive,
             },
             clamped: &[#(#clamped),*],
             validate: #validate,
-            schema: __hermes_schema,
+            schema: #private::schema_for::<#args_ty>,
             handler: #handler,
-            parse: __hermes_parse_only,
+            // The wrapper's own parse (`parse_arguments`), without the call.
+            parse: #private::parse_only::<#args_ty>,
             provenance: #provenance,
         }
     }}
@@ -212,24 +204,119 @@ fn args_struct(tool: &Tool, private: &TokenStream) -> TokenStream {
     {
         return TokenStream::new();
     }
-    let serde_crate = quote!(#private::serde).to_string();
     let schemars_crate = quote!(#private::schemars).to_string();
     let mut defaults = Vec::new();
-    let fields = tool.params.iter().filter_map(|param| match &param.kind {
-        ParamKind::Arg(arg) => Some(field(param, arg, &mut defaults)),
-        _ => None,
-    });
-    let fields: Vec<_> = fields.collect();
+    let args: Vec<_> = tool
+        .params
+        .iter()
+        .filter_map(|param| match &param.kind {
+            ParamKind::Arg(arg) => Some((param, &**arg)),
+            _ => None,
+        })
+        .collect();
+    let fields = args
+        .iter()
+        .map(|(param, arg)| field(param, arg, &mut defaults))
+        .collect::<Vec<_>>();
+    let deserialize = deserialize_impl(&args, private);
+    // `#[serde(...)]` is read by schemars' derive (names, defaults, `additionalProperties`);
+    // the deserialization that honours the same attributes is `deserialize_impl`'s.
     quote! {
-        #[derive(#private::serde::Deserialize, #private::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[derive(#private::schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #[allow(non_camel_case_types, non_snake_case, dead_code)]
         struct __HermesArgs {
             #(#fields,)*
         }
         #(#defaults)*
+        #deserialize
     }
+}
+
+/// `Deserialize` for the argument struct through `args::FromArguments`: a loop over the
+/// object's entries that fills one slot per parameter, then the struct from the slots. Keys,
+/// duplicates and missing values are the runtime's (`__private::args`), shared by all tools.
+fn deserialize_impl(args: &[(&Param, &ArgParam)], private: &TokenStream) -> TokenStream {
+    let de = quote!(#private::args);
+    let names: Vec<_> = args.iter().map(|(_, arg)| &arg.json_name).collect();
+    let slots: Vec<_> = (0..args.len())
+        .map(|i| format_ident!("__hermes_{i}"))
+        .collect();
+    let arms = args
+        .iter()
+        .zip(&slots)
+        .enumerate()
+        .map(|(i, ((_, arg), slot))| {
+            let name = &arg.json_name;
+            // The last arm is `_`, so that the match on an index is exhaustive.
+            let index = if i + 1 == args.len() {
+                quote!(_)
+            } else {
+                quote!(#i)
+            };
+            // Spanned at the type: a type serde cannot read is reported there.
+            let next = quote_spanned! {arg.ty.span()=>
+                #de::next(&mut #slot, &mut __hermes_map, #name)?
+            };
+            quote!(#index => #next,)
+        });
+    let inits = args.iter().zip(&slots).map(|((param, arg), slot)| {
+        let ident = &param.ident;
+        let name = &arg.json_name;
+        let value = match &arg.attr.default {
+            Some(_) => {
+                let default = default_fn(ident);
+                quote!(match #slot {
+                    ::core::option::Option::Some(value) => value,
+                    ::core::option::Option::None => #default(),
+                })
+            }
+            None => quote!(#de::take(#slot, #name)?),
+        };
+        quote!(#ident: #value)
+    });
+    let body = if args.is_empty() {
+        // Every key is unknown: the first one is an error.
+        quote!(while __hermes_map.next_key_seed(#de::Key(&[]))?.is_some() {})
+    } else {
+        quote! {
+            while let ::core::option::Option::Some(__hermes_key) =
+                __hermes_map.next_key_seed(#de::Key(&[#(#names),*]))?
+            {
+                match __hermes_key {
+                    #(#arms)*
+                }
+            }
+        }
+    };
+    quote! {
+        impl<'de> #private::serde::Deserialize<'de> for __HermesArgs {
+            fn deserialize<D: #private::serde::Deserializer<'de>>(
+                __hermes_deserializer: D,
+            ) -> ::core::result::Result<Self, D::Error> {
+                #de::deserialize(__hermes_deserializer)
+            }
+        }
+
+        impl #de::FromArguments for __HermesArgs {
+            fn from_map<'de, A: #private::serde::de::MapAccess<'de>>(
+                mut __hermes_map: A,
+            ) -> ::core::result::Result<Self, A::Error> {
+                #(let mut #slots = ::core::option::Option::None;)*
+                #body
+                ::core::result::Result::Ok(Self { #(#inits,)* })
+            }
+        }
+    }
+}
+
+/// `__hermes_default_foo`, the function giving parameter `foo`'s `#[arg(default = ...)]`.
+fn default_fn(ident: &Ident) -> Ident {
+    format_ident!(
+        "__hermes_default_{}",
+        ident.to_string().trim_start_matches("r#")
+    )
 }
 
 fn field(param: &Param, arg: &ArgParam, defaults: &mut Vec<TokenStream>) -> TokenStream {
@@ -242,10 +329,7 @@ fn field(param: &Param, arg: &ArgParam, defaults: &mut Vec<TokenStream>) -> Toke
         .as_ref()
         .map(|name| quote!(#[serde(rename = #name)]));
     let default = arg.attr.default.as_ref().map(|expr| {
-        let function = format_ident!(
-            "__hermes_default_{}",
-            ident.to_string().trim_start_matches("r#")
-        );
+        let function = default_fn(ident);
         let function_name = function.to_string();
         // A string literal converts (`String`, `PathBuf`); anything else is typed by the field.
         let value = match expr {
@@ -309,6 +393,9 @@ fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
         .filter(|p| matches!(p.kind, ParamKind::Arg(_)))
         .map(|p| &p.ident)
         .collect();
+    // The one deserialization of the arguments (`parse` is the same function, without the call).
+    let args_ty = args_type(tool);
+    let parse = quote!(#private::parse_arguments::<#args_ty>(__hermes_text)?);
     let destructure = match tool
         .params
         .iter()
@@ -316,11 +403,9 @@ fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
     {
         Some(param) => {
             let ident = &param.ident;
-            quote!(let #ident = __hermes_parse(__hermes_text)?;)
+            quote!(let #ident = #parse;)
         }
-        None => {
-            quote!(let __HermesArgs { #(#arg_idents),* } = __hermes_parse(__hermes_text)?;)
-        }
+        None => quote!(let __HermesArgs { #(#arg_idents),* } = #parse;),
     };
     // `&T` is filled by type through autoref specialisation: the context itself when `T` is
     // `ToolContext` (however it is named), else the context's extension of type `T`. The

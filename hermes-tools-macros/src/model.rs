@@ -59,6 +59,8 @@ pub struct Tool {
     pub timeout_secs: Option<u64>,
     pub needs_approval: bool,
     pub blocking: bool,
+    /// Answers reach the model unredacted (`#[tool(raw_output)]`).
+    pub raw_output: bool,
     pub read_only: bool,
     pub destructive: bool,
     pub unlisted: bool,
@@ -139,7 +141,7 @@ impl Tool {
 
         let toolset = match &attr.toolset {
             Some(toolset) => {
-                cx.ok(check::name_of("toolset", toolset));
+                cx.ok(check::toolset_name(toolset));
                 toolset.value()
             }
             None => {
@@ -233,6 +235,7 @@ impl Tool {
             timeout_secs,
             needs_approval: attr.needs_approval.value,
             blocking: attr.blocking.value,
+            raw_output: attr.raw_output.value,
             read_only: attr.read_only.value,
             destructive: attr.destructive.value,
             unlisted: attr.unlisted.value,

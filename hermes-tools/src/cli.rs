@@ -16,11 +16,21 @@
 //! availability or why not, and provenance), `definitions [--toolsets a,b] [--disable c]
 //! [--format F]` (the tools array in a provider's shape), `toolsets` (each toolset and what it
 //! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
-//! (through the call pipeline; the exit status is 1 when the answer is an error), `plugins` (every plugin found: status, tools,
+//! (through the call pipeline; the exit status is 1 when the answer is an error; see below for
+//! approval), `plugins` (every plugin found: status, tools,
 //! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
 //! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
 //! MCP: on stdio, or on Streamable HTTP at a loopback address, printing
-//! `listening on http://ADDR/mcp` to stderr once bound).
+//! `listening on http://ADDR/mcp` to stderr once bound; `--agent-loop-tools` serves `todo` and
+//! the other agent-loop tools, each MCP session with its own state; `--allow-origin`,
+//! `--max-sessions`, `--session-idle-secs` and `--max-message-bytes` set the limits of
+//! [`crate::mcp::server::ToolServer`]).
+//!
+//! `call` is the approval gate for a tool that needs approval (`terminal`, or one the config
+//! or a hook sends there): `--yes` (or `--approve`) approves every call; otherwise, when stdin
+//! is a terminal, a `y/N` prompt on stderr asks; when it is not, nobody can be asked, so the
+//! call is refused and stderr says to pass `--yes`. A gate the embedding binary set on its
+//! registry is kept (only `--yes` replaces it).
 //!
 //! `--config PATH` (or the environment variable `HERMES_TOOLS_CONFIG`) reads a config file and
 //! installs it before the command runs; a relative `plugins.dir` in it is relative to the
@@ -36,13 +46,14 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, ConfigError};
 use crate::definitions::DefinitionsRequest;
 use crate::formats::Format;
-use crate::hooks::HookKind;
+use crate::hooks::{ApprovalRequest, HookKind};
 use crate::pipeline::CallOptions;
 use crate::plugins::{PluginManager, PluginStatus};
 use crate::{ToolContext, ToolRegistry};
@@ -87,6 +98,10 @@ enum Command {
         /// The arguments, a JSON object (default `{}`).
         #[arg(default_value = "{}")]
         arguments: String,
+        /// Approve the call if it needs approval, without asking (default: ask on a terminal,
+        /// refuse otherwise).
+        #[arg(long, visible_alias = "approve")]
+        yes: bool,
     },
     /// List every plugin found: its status, and the tools, hooks and toolsets it added.
     Plugins,
@@ -103,7 +118,32 @@ enum Command {
         /// stdio; the endpoint is http://ADDR/mcp.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        limits: ServeFlags,
     },
+}
+
+/// `serve`'s flags beyond the selection (see [`crate::mcp::server::ToolServer`]).
+#[cfg(feature = "mcp")]
+#[derive(clap::Args)]
+struct ServeFlags {
+    /// Serve the agent-loop tools (todo, memory, ...), each MCP session with its own state;
+    /// without it they are neither listed nor callable.
+    #[arg(long)]
+    agent_loop_tools: bool,
+    /// A browser origin allowed to call the HTTP endpoint besides loopback ones
+    /// (scheme://host[:port]); repeat or separate with commas.
+    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// How many HTTP sessions may live at once; another `initialize` is refused [default: 100].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: Option<u32>,
+    /// Seconds an HTTP session may stay idle before it ends [default: 1800].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    session_idle_secs: Option<u64>,
+    /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
+    max_message_bytes: Option<u64>,
 }
 
 /// The CLI over a registry (the global one by default) and the context its calls receive.
@@ -226,13 +266,18 @@ impl Cli {
             }
             Command::Toolsets => self.toolsets(&mut out),
             Command::Lint => self.lint(&mut out),
-            Command::Call { name, arguments } => self.call(&mut out, &name, &arguments),
+            Command::Call {
+                name,
+                arguments,
+                yes,
+            } => self.call(&mut out, &name, &arguments, yes),
             Command::Plugins => list_plugins(&mut out, &plugins),
             #[cfg(feature = "mcp")]
             Command::Serve {
                 toolsets,
                 disable,
                 http,
+                limits,
             } => {
                 // stdout is the MCP channel on stdio: nothing else may write to it.
                 drop(out);
@@ -240,7 +285,7 @@ impl Cli {
                     enabled: toolsets,
                     disabled: disable,
                 };
-                Ok(self.serve(selection, http))
+                Ok(self.serve(selection, http, limits))
             }
         };
         match result {
@@ -258,6 +303,8 @@ impl Cli {
         let snapshot = self.tools().snapshot();
         let mut probe = self.tools().availability().probe();
         let rows: Vec<[String; 6]> = snapshot.with_catalog(|catalog| {
+            // Every tool's toolsets in one pass: asking per tool would resolve them all again.
+            let memberships = catalog.memberships();
             snapshot
                 .tools()
                 .map(|tool| {
@@ -266,10 +313,10 @@ impl Cli {
                         Err(reason) => format!("unavailable: {reason}"),
                     };
                     // The composites (and other toolsets) that take the tool in, beside its own.
-                    let others: Vec<String> = catalog
-                        .including(tool.name())
-                        .into_iter()
-                        .filter(|toolset| toolset != tool.toolset())
+                    let others: Vec<&str> = (memberships.get(tool.name()).into_iter())
+                        .flatten()
+                        .copied()
+                        .filter(|&toolset| toolset != tool.toolset())
                         .collect();
                     let included_in = if others.is_empty() {
                         "-".to_owned()
@@ -395,12 +442,28 @@ impl Cli {
         }
     }
 
-    fn call(&self, out: &mut impl Write, name: &str, arguments: &str) -> io::Result<ExitCode> {
+    fn call(
+        &self,
+        out: &mut impl Write,
+        name: &str,
+        arguments: &str,
+        yes: bool,
+    ) -> io::Result<ExitCode> {
         // The CLI is the agent loop here: it provides what agent-loop tools need (a todo store).
         let options = CallOptions::new().from_agent_loop();
-        let answer = self
-            .tools()
-            .call_blocking_with(name, arguments, &self.context, &options);
+        // The person at the keyboard is the approval gate, for this call only.
+        let registry = self.tools();
+        let previous = registry.approval_gate();
+        let install = yes || previous.is_none();
+        if install {
+            registry.set_approval_gate(Some(Arc::new(move |request: &ApprovalRequest<'_>| {
+                yes || ask_approval(request)
+            })));
+        }
+        let answer = registry.call_blocking_with(name, arguments, &self.context, &options);
+        if install {
+            registry.set_approval_gate(previous);
+        }
         writeln!(out, "{answer}")?;
         Ok(if answer.is_error() {
             ExitCode::FAILURE
@@ -408,6 +471,30 @@ impl Cli {
             ExitCode::SUCCESS
         })
     }
+}
+
+/// Asks on stderr whether a call may run, when stdin is a terminal; refuses (saying how to
+/// approve) when it is not, since nobody can answer.
+fn ask_approval(request: &ApprovalRequest<'_>) -> bool {
+    let stdin = io::stdin();
+    if !io::IsTerminal::is_terminal(&stdin) {
+        eprintln!(
+            "{} needs approval ({}), and stdin is not a terminal to ask on: refused. \
+             Pass --yes to approve it.",
+            request.tool, request.reason
+        );
+        return false;
+    }
+    eprint!(
+        "{} needs approval ({}).\narguments: {}\nRun it? [y/N] ",
+        request.tool, request.reason, request.args
+    );
+    let _ = io::stderr().flush();
+    let mut answer = String::new();
+    if stdin.read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 /// Starts the configured MCP servers the command's selection leaves on (none configured: none).
@@ -460,15 +547,29 @@ fn write_mcp_report(
 
 #[cfg(feature = "mcp")]
 impl Cli {
-    fn serve(&self, selection: crate::Selection, http: Option<std::net::SocketAddr>) -> ExitCode {
+    fn serve(
+        &self,
+        selection: crate::Selection,
+        http: Option<std::net::SocketAddr>,
+        flags: ServeFlags,
+    ) -> ExitCode {
         use crate::mcp::server::{ServeError, ToolServer};
 
-        // As for `call`, this process is the agent loop: it provides what agent-loop tools need.
-        let options = CallOptions::new().from_agent_loop();
-        let server = ToolServer::new(self.tools().clone())
+        // Each MCP session gets the context in a session of its own (see ToolServer).
+        let mut server = ToolServer::new(self.tools().clone())
             .context(self.context.clone())
             .selection(selection)
-            .call_options(options);
+            .agent_loop_tools(flags.agent_loop_tools)
+            .allow_origins(flags.allow_origin);
+        if let Some(sessions) = flags.max_sessions {
+            server = server.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
+        }
+        if let Some(secs) = flags.session_idle_secs {
+            server = server.session_idle_timeout(std::time::Duration::from_secs(secs));
+        }
+        if let Some(bytes) = flags.max_message_bytes {
+            server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -491,7 +592,11 @@ impl Cli {
         });
         match served {
             Ok(()) => ExitCode::SUCCESS,
-            Err(err @ (ServeError::Selection(_) | ServeError::NotLoopback { .. })) => {
+            Err(
+                err @ (ServeError::Selection(_)
+                | ServeError::NotLoopback { .. }
+                | ServeError::Origin(_)),
+            ) => {
                 eprintln!("error: {err}");
                 ExitCode::from(2)
             }

@@ -55,12 +55,27 @@ pub struct Config {
     pub default_timeout_secs: u64,
     /// A tool's answer budget when neither it nor its settings say, in characters.
     pub default_max_result_chars: usize,
-    /// Where over-size answers are written in full, for the agent to page through.
+    /// Where over-size answers are written in full, for the agent to page through: the
+    /// answer's marker names the file, and `read_file` reads spill files there even outside
+    /// its workspace (only files of a spill's name, directly in this directory).
     pub spill_dir: Option<PathBuf>,
+    /// Most spill files kept in `spill_dir`; the oldest go first (0: no bound).
+    pub spill_max_files: usize,
+    /// Most bytes of spill files kept in `spill_dir`; the oldest go first, and an answer
+    /// larger than this alone is not spilled (0: no bound).
+    pub spill_max_bytes: u64,
+    /// Spill files older than this many seconds are removed when the next one is written
+    /// (0: no bound).
+    pub spill_max_age_secs: u64,
     /// Tools that answer an error unless the agent loop itself calls them.
     pub agent_loop_tools: Vec<String>,
     /// Tools that go through the approval gate, beside those declared `needs_approval`.
     pub approval_required: Vec<String>,
+    /// Whether every answer is redacted of credentials before the model sees it (the
+    /// default). `false` turns redaction off for all tools: only for a deployment whose model
+    /// may read every secret its tools can reach. A tool's `raw_output` setting, or its
+    /// `#[tool(raw_output)]` declaration, turns it off for that tool alone.
+    pub redact_answers: bool,
     /// What an argument name the tool does not declare gets: refused, naming the nearest
     /// parameters (the default), or ignored. A tool's settings may say otherwise. MCP servers'
     /// tools keep the server's own rule (their schema's `additionalProperties`).
@@ -114,8 +129,12 @@ impl Default for Config {
             default_timeout_secs: DEFAULT_TIMEOUT_SECS,
             default_max_result_chars: DEFAULT_MAX_RESULT_CHARS,
             spill_dir: None,
+            spill_max_files: crate::budget::DEFAULT_SPILL_MAX_FILES,
+            spill_max_bytes: crate::budget::DEFAULT_SPILL_MAX_BYTES,
+            spill_max_age_secs: crate::budget::DEFAULT_SPILL_MAX_AGE_SECS,
             agent_loop_tools: DEFAULT_AGENT_LOOP_TOOLS.map(String::from).to_vec(),
             approval_required: Vec::new(),
+            redact_answers: true,
             unknown_arguments: UnknownArguments::Reject,
             plugins: PluginsConfig::default(),
             tools: BTreeMap::new(),
@@ -175,6 +194,13 @@ pub struct ToolSettings {
     pub max_result_chars: Option<usize>,
     /// Its rule for unknown argument names (over the global `unknown_arguments`).
     pub unknown_arguments: Option<UnknownArguments>,
+    /// Whether its calls go through the approval gate (over its declaration): `false` lifts
+    /// a declared `needs_approval` (say, for `terminal` in a disposable container), `true`
+    /// adds it.
+    pub approval: Option<bool>,
+    /// Whether its answers reach the model unredacted (over its `#[tool(raw_output)]`
+    /// declaration). Its answers may then carry any credential it reads.
+    pub raw_output: Option<bool>,
     /// Its own settings, read with [`Config::tool_setting`].
     #[serde(flatten)]
     pub settings: toml::Table,
@@ -260,6 +286,27 @@ impl Config {
             .get(name)
             .and_then(|s| s.unknown_arguments)
             .unwrap_or(self.unknown_arguments)
+    }
+
+    /// Whether calls of the tool `name` need approval, given whether it declares
+    /// `needs_approval`: its `approval` setting, else `approval_required`, else `declared`.
+    pub fn approval_for(&self, name: &str, declared: bool) -> bool {
+        self.tools
+            .get(name)
+            .and_then(|s| s.approval)
+            .unwrap_or_else(|| declared || self.approval_required.iter().any(|t| t == name))
+    }
+
+    /// Whether answers of the tool `name` are redacted, given whether it declares
+    /// `raw_output`: off everywhere with `redact_answers = false`, else its `raw_output`
+    /// setting, else its declaration.
+    pub fn redacts_answers_of(&self, name: &str, declared_raw: bool) -> bool {
+        self.redact_answers
+            && !self
+                .tools
+                .get(name)
+                .and_then(|s| s.raw_output)
+                .unwrap_or(declared_raw)
     }
 
     /// The setting `key` of tool `tool`, if present and of type `T`.

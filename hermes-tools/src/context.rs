@@ -8,6 +8,13 @@
 //!   told so in a tool error, and the function is not called;
 //! - `Option<&T>` receives the extension if there is one.
 //!
+//! A call may belong to a [`Session`]: a conversation, an MCP connection. The session carries
+//! the state its tools keep between calls (a task list, say), one value per type, read with
+//! [`ToolContext::session_state`]. That state belongs to the session, not to the process: two
+//! sessions never see each other's, and it is dropped when the session ends, that is when the
+//! last context (or [`Session`] handle) holding it is dropped. A tool that keeps such state
+//! refuses a call that belongs to no session rather than share one list among all callers.
+//!
 //! ```
 //! use hermes_tools::ToolContext;
 //!
@@ -19,6 +26,22 @@
 //! assert_eq!(ctx.session_id(), Some("s-1"));
 //! assert!(ctx.extension::<Workspace>().is_some());
 //! assert!(ctx.extension::<String>().is_none());
+//!
+//! // Session state: created on first use, shared by every clone of the context.
+//! #[derive(Default)]
+//! struct Visits(std::sync::atomic::AtomicUsize);
+//!
+//! let call = ctx.clone().with_tool_call_id("call-7");
+//! let visits = call.session_state::<Visits>().unwrap();
+//! visits.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+//! let again = ctx.session_state::<Visits>().unwrap();
+//! assert_eq!(again.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+//!
+//! // Another session, even one given the same id, starts empty; no session, no state.
+//! let other = ToolContext::new().with_session_id("s-1");
+//! let fresh = other.session_state::<Visits>().unwrap();
+//! assert_eq!(fresh.0.load(std::sync::atomic::Ordering::Relaxed), 0);
+//! assert!(ToolContext::new().session_state::<Visits>().is_none());
 //! ```
 
 use std::any::{Any, TypeId};
@@ -26,9 +49,14 @@ use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-/// The context of one tool call: ids for tracing and a typed map of extensions.
+use parking_lot::Mutex;
+
+/// The context of one tool call: ids for tracing, the [`Session`] it belongs to, and a typed
+/// map of extensions.
 ///
-/// Cloning is cheap (two reference counts), so async tools can own it across `.await`s.
+/// Cloning is cheap (two reference counts), so async tools can own it across `.await`s. Build
+/// one context per session and clone it for each call (adding the tool-call id): the clones
+/// share the session and its state.
 #[derive(Clone, Default)]
 pub struct ToolContext {
     inner: Arc<Inner>,
@@ -44,7 +72,7 @@ pub(crate) type Runner = Arc<dyn Any + Send + Sync>;
 #[derive(Clone, Default)]
 struct Inner {
     task_id: Option<Arc<str>>,
-    session_id: Option<Arc<str>>,
+    session: Option<Session>,
     tool_call_id: Option<Arc<str>>,
     // Arc, not Box, so that the context stays cheap to clone and to modify (`Arc::make_mut`).
     extensions: HashMap<TypeId, Extension>,
@@ -68,9 +96,30 @@ impl ToolContext {
         self
     }
 
-    /// Sets the id of the conversation session.
-    pub fn with_session_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        Arc::make_mut(&mut self.inner).session_id = Some(id.into());
+    /// Begins a new session with this id: the context (and its clones) now carries an empty
+    /// session state. A context rebuilt later with the same id is another session, with its own
+    /// state; to rejoin a session keep its [`Session`] and use [`with_session`](Self::with_session).
+    pub fn with_session_id(self, id: impl Into<Arc<str>>) -> Self {
+        self.with_session(Session::new(id))
+    }
+
+    /// Joins `session`: calls with this context read and write its state.
+    ///
+    /// ```
+    /// use hermes_tools::{Session, ToolContext};
+    ///
+    /// let session = Session::new("conversation-42");
+    /// let first = ToolContext::new().with_session(session.clone());
+    /// first.session_state::<Vec<String>>();
+    /// // A context built afresh for the next turn still sees the same state.
+    /// let next = ToolContext::new().with_session(session.clone());
+    /// assert!(std::sync::Arc::ptr_eq(
+    ///     &first.session_state::<Vec<String>>().unwrap(),
+    ///     &next.session_state::<Vec<String>>().unwrap(),
+    /// ));
+    /// ```
+    pub fn with_session(mut self, session: Session) -> Self {
+        Arc::make_mut(&mut self.inner).session = Some(session);
         self
     }
 
@@ -97,9 +146,28 @@ impl ToolContext {
         self.inner.task_id.as_deref()
     }
 
-    /// The id of the session, if set.
+    /// The id of the session, if the call belongs to one.
     pub fn session_id(&self) -> Option<&str> {
-        self.inner.session_id.as_deref()
+        self.session().map(Session::id)
+    }
+
+    /// This context outside any session.
+    pub(crate) fn without_session(mut self) -> Self {
+        if self.inner.session.is_some() {
+            Arc::make_mut(&mut self.inner).session = None;
+        }
+        self
+    }
+
+    /// The session the call belongs to, if any.
+    pub fn session(&self) -> Option<&Session> {
+        self.inner.session.as_ref()
+    }
+
+    /// The session's value of type `T`, created with `T::default()` on first use; `None` when
+    /// the call belongs to no session. See [`Session::state`].
+    pub fn session_state<T: Default + Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.session().map(Session::state::<T>)
     }
 
     /// The id of the tool call, if set.
@@ -140,10 +208,103 @@ impl fmt::Debug for ToolContext {
         extensions.sort_unstable();
         f.debug_struct("ToolContext")
             .field("task_id", &self.task_id())
-            .field("session_id", &self.session_id())
+            .field("session", &self.session())
             .field("tool_call_id", &self.tool_call_id())
             .field("extensions", &extensions)
             .field("on_registry", &self.runner.is_some())
+            .finish()
+    }
+}
+
+/// A session: one conversation, one MCP connection. It has an id (for logs and for tools that
+/// name things after it) and the state its tools keep between calls, one value per type.
+///
+/// Cloning gives another handle to the same session. The state is dropped when the session
+/// ends: when its last handle (and so the last context holding it) is dropped; a value that
+/// must clean up when its session ends does so in its `Drop`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU32, Ordering};
+/// use hermes_tools::Session;
+///
+/// #[derive(Default)]
+/// struct Counter(AtomicU32);
+///
+/// let session = Session::new("s-1");
+/// session.state::<Counter>().0.fetch_add(1, Ordering::Relaxed);
+/// assert_eq!(session.clone().state::<Counter>().0.load(Ordering::Relaxed), 1);
+/// assert_eq!(Session::new("s-1").state::<Counter>().0.load(Ordering::Relaxed), 0);
+/// ```
+#[derive(Clone)]
+pub struct Session {
+    inner: Arc<SessionInner>,
+}
+
+struct SessionInner {
+    id: Arc<str>,
+    state: Mutex<HashMap<TypeId, Extension>>,
+}
+
+impl Session {
+    /// A new session with an empty state.
+    pub fn new(id: impl Into<Arc<str>>) -> Self {
+        Self {
+            inner: Arc::new(SessionInner {
+                id: id.into(),
+                state: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.inner.id
+    }
+
+    /// The session's value of type `T`, created with `T::default()` on first use. Concurrent
+    /// first uses agree on one value. Give each kind of state its own type (a newtype), so
+    /// that two tools never share a value by accident.
+    pub fn state<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        if let Some(existing) = self.existing_state::<T>() {
+            return existing;
+        }
+        // Built outside the lock: `Default` is the caller's code (and could use the session).
+        let fresh = Arc::new(T::default());
+        let mut state = self.inner.state.lock();
+        let slot = state.entry(TypeId::of::<T>()).or_insert_with(|| Extension {
+            type_name: std::any::type_name::<T>(),
+            value: Arc::clone(&fresh) as Arc<dyn Any + Send + Sync>,
+        });
+        // The slot of `TypeId::of::<T>()` holds a `T`, so the downcast succeeds.
+        Arc::clone(&slot.value).downcast().unwrap_or(fresh)
+    }
+
+    /// The session's value of type `T`, if one was created.
+    pub fn existing_state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let state = self.inner.state.lock();
+        let slot = state.get(&TypeId::of::<T>())?;
+        Arc::clone(&slot.value).downcast().ok()
+    }
+
+    /// Whether `self` and `other` are handles to the same session (not merely the same id).
+    pub fn same_as(&self, other: &Session) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut state: Vec<_> = self
+            .inner
+            .state
+            .lock()
+            .values()
+            .map(|e| e.type_name)
+            .collect();
+        state.sort_unstable();
+        f.debug_struct("Session")
+            .field("id", &self.id())
+            .field("state", &state)
             .finish()
     }
 }
@@ -163,8 +324,66 @@ mod tests {
     }
 
     #[test]
+    fn session_state_is_shared_by_clones_and_only_by_them() {
+        let ctx = ToolContext::new().with_session_id("s");
+        let call = ctx.clone().with_tool_call_id("c").with_extension(1u8);
+        call.session_state::<Mutex<Vec<u32>>>()
+            .unwrap()
+            .lock()
+            .push(7);
+        assert_eq!(*ctx.session_state::<Mutex<Vec<u32>>>().unwrap().lock(), [7]);
+        let other = ToolContext::new().with_session_id("s");
+        assert!(
+            other
+                .session_state::<Mutex<Vec<u32>>>()
+                .unwrap()
+                .lock()
+                .is_empty()
+        );
+        assert!(!other.session().unwrap().same_as(ctx.session().unwrap()));
+        assert!(ToolContext::new().session_state::<u32>().is_none());
+        let rejoined = ToolContext::new().with_session(ctx.session().unwrap().clone());
+        assert_eq!(
+            *rejoined.session_state::<Mutex<Vec<u32>>>().unwrap().lock(),
+            [7]
+        );
+    }
+
+    #[test]
+    fn session_state_is_dropped_with_the_last_handle() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static DROPPED: AtomicUsize = AtomicUsize::new(0);
+        #[derive(Default)]
+        struct Tracked;
+        impl Drop for Tracked {
+            fn drop(&mut self) {
+                DROPPED.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let ctx = ToolContext::new().with_session_id("s");
+        let call = ctx.clone().with_tool_call_id("c");
+        drop(call.session_state::<Tracked>());
+        drop(ctx);
+        assert_eq!(
+            DROPPED.load(Ordering::SeqCst),
+            0,
+            "a clone still holds the session"
+        );
+        drop(call);
+        assert_eq!(DROPPED.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
     fn debug_names_extension_types() {
-        let ctx = ToolContext::new().with_extension(String::from("x"));
-        assert!(format!("{ctx:?}").contains("alloc::string::String"));
+        let ctx = ToolContext::new()
+            .with_extension(String::from("x"))
+            .with_session_id("s-9");
+        ctx.session_state::<Vec<u8>>();
+        let debug = format!("{ctx:?}");
+        assert!(debug.contains("alloc::string::String"), "{debug}");
+        assert!(
+            debug.contains("s-9") && debug.contains("Vec<u8>"),
+            "{debug}"
+        );
     }
 }

@@ -45,6 +45,9 @@ pub static TOOLSETS: [ToolsetDecl];
 
 /// Declares a composite toolset: member tools and included toolsets, collected at link time.
 ///
+/// The name must pass [`check_toolset_name`](crate::toolsets::check_toolset_name), at compile
+/// time: `toolset! { /// Every tool. pub static ALL = "all" { .. } }` does not build.
+///
 /// ```
 /// hermes_tools::toolset! {
 ///     /// Reading, writing and searching files, and running commands.
@@ -66,6 +69,12 @@ macro_rules! toolset {
             includes: [$($include:literal),* $(,)?] $(,)?
         }
     ) => {
+        // A name no selection could reach (`""`, `all`, `my tools`) is a compile error.
+        const _: () = if let ::core::result::Result::Err(err) =
+            $crate::toolsets::check_toolset_name($name)
+        {
+            ::core::panic!("{}", err.compile_error_message())
+        };
         $(#[doc = $doc])+
         #[$crate::__private::linkme::distributed_slice($crate::__private::TOOLSETS)]
         #[linkme(crate = $crate::__private::linkme)]

@@ -19,7 +19,8 @@
 //! become `{"error": …}` answers that tell the model what to do next.
 //!
 //! [`ToolRegistry::dispatch_unguarded`] runs this stage alone, without the pipeline around it:
-//! no agent-loop refusal, hooks, approval, timeout or answer budget. It exists for benchmarks
+//! no agent-loop refusal, hooks, approval, timeout, redaction of results or answer budget
+//! (error text is still redacted). It exists for benchmarks
 //! and for embedders that run their own pipeline.
 
 use std::any::Any;
@@ -42,8 +43,9 @@ use crate::tool::{ArgumentsRejected, Handler, StaticHandler, Tool};
 
 impl ToolRegistry {
     /// Runs tool `name` with the model's argument string **without the pipeline**: no
-    /// agent-loop refusal, no hooks, no approval gate, no timeout, no answer budget. Arguments
-    /// are still judged and the answer is still JSON.
+    /// agent-loop refusal, no hooks, no approval gate, no timeout, no redaction of what the tool
+    /// returns (a result may carry a credential), no answer budget. Arguments are still judged,
+    /// error text is still redacted, and the answer is still JSON.
     ///
     /// Agents want [`call`](Self::call); this is for benchmarks and for embedders that run a
     /// pipeline of their own.

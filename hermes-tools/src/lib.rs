@@ -86,9 +86,9 @@ pub mod toolsets;
 mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
-pub use budget::TurnBudget;
+pub use budget::{TurnBudget, readable_spill_file};
 pub use config::Config;
-pub use context::ToolContext;
+pub use context::{Session, ToolContext};
 pub use definitions::{Definitions, DefinitionsRequest};
 pub use formats::{Format, UnknownFormat};
 /// Declares a plugin's register function, loaded only when the operator enables the plugin.
@@ -122,11 +122,18 @@ pub mod __private {
     pub use crate::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
     pub use crate::dispatch::judge_arguments;
     pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
+    pub use crate::sanitize::redact_json;
     pub use crate::schema::generate as schema_for;
     pub use crate::tool::{
         Annotations, ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension,
-        Provenance, SchemaContext, SchemaOverride, StaticHandler, SyncCall, ToolDecl,
-        parse_arguments,
+        Provenance, SchemaContext, SchemaOverride, StaticHandler, SyncCall, ToolDecl, args,
+        parse_arguments, parse_only,
+    };
+
+    /// The MCP client's input-schema repair and its check, for the fuzz targets.
+    #[cfg(feature = "mcp")]
+    pub use crate::mcp::client::normalise::{
+        check as check_mcp_schema, normalise as normalise_mcp_schema,
     };
 
     /// The answer when a `&T` parameter's extension is not in the context.

@@ -36,8 +36,8 @@
 //!    [`Directive`] wins: `Block` answers its message as the error, `Approve` sends the call
 //!    to the approval gate;
 //! 3. the [approval gate](crate::hooks::ApprovalGate), for calls a hook sent there and tools
-//!    marked `needs_approval` (or listed in `approval_required`). No gate configured means
-//!    refused: fail closed;
+//!    marked `needs_approval` (or listed in `approval_required`; a tool's `approval` setting
+//!    has the last word). No gate configured means refused: fail closed;
 //! 4. dispatch: the arguments judged against the schema the model saw ([`CallOptions::definitions`],
 //!    else the tool's static one), then the tool. **Where it runs:** an async tool is awaited
 //!    under its timeout (the future is dropped when it expires); a sync tool runs inline on the
@@ -45,11 +45,17 @@
 //!    function call and with no timeout, since a thread cannot be stopped; a sync tool declared
 //!    `#[tool(blocking)]` runs on tokio's blocking pool under its timeout, and when that
 //!    expires the model is answered and the thread is left to finish;
-//! 5. post-call hooks, with the duration in whole milliseconds and the status;
-//! 6. result transforms: the first replacement wins;
-//! 7. the answer budget: an over-size answer keeps its head and tail.
+//! 5. redaction: every credential in the answer is masked (see [`redact`](crate::redact)),
+//!    whoever wrote it (the tool, an MCP server), unless the tool declares
+//!    `#[tool(raw_output)]` or the config says otherwise
+//!    ([`Config::redacts_answers_of`](crate::Config::redacts_answers_of)). Text with no
+//!    credential costs one prefilter scan. Hooks below see the redacted answer;
+//! 6. post-call hooks, with the duration in whole milliseconds and the status;
+//! 7. result transforms: the first replacement wins, and is redacted like the answer;
+//! 8. the answer budget: an over-size answer keeps its head and tail (so a spill file holds
+//!    the redacted answer too).
 //!
-//! Unknown tools go through the hooks too. With no hook registered, steps 2, 5 and 6 cost a
+//! Unknown tools go through the hooks too. With no hook registered, steps 2, 6 and 7 cost a
 //! branch each.
 
 use std::sync::Arc;
@@ -84,6 +90,9 @@ pub struct CallOptions {
     from_agent_loop: bool,
     turn: Option<Arc<TurnBudget>>,
     definitions: Option<Definitions>,
+    /// A sync tool runs on the worker as is, without `block_in_place` (which costs a core
+    /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does.
+    on_worker: bool,
 }
 
 impl CallOptions {
@@ -108,6 +117,12 @@ impl CallOptions {
     /// The budget shared by all answers of this model turn.
     pub fn turn(mut self, budget: Arc<TurnBudget>) -> Self {
         self.turn = Some(budget);
+        self
+    }
+
+    /// Runs a sync (not `blocking`) tool directly on the async worker, see `on_worker`.
+    pub(crate) fn on_worker(mut self) -> Self {
+        self.on_worker = true;
         self
     }
 
@@ -269,7 +284,7 @@ fn runs_inline(tool: &Tool) -> bool {
 }
 
 fn needs_approval(config: &Config, tool: &Tool) -> bool {
-    tool.needs_approval() || config.approval_required.iter().any(|t| t == tool.name())
+    config.approval_for(tool.name(), tool.needs_approval())
 }
 
 impl Call<'_> {
@@ -325,7 +340,10 @@ impl Call<'_> {
         let run = || run_sync(tool, self.args, &self.ctx, &judge);
         // On a multi-thread runtime, let the executor move its other tasks off this worker.
         match tokio::runtime::Handle::try_current() {
-            Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+            Ok(handle)
+                if !self.options.on_worker
+                    && handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
+            {
                 tokio::task::block_in_place(run)
             }
             _ => run(),
@@ -363,9 +381,31 @@ impl Call<'_> {
         finished.unwrap_or_else(|_| timed_out(self.name, limit))
     }
 
-    /// Steps 5 to 7: post-call hooks, transforms and the answer budget.
+    /// Steps 5 to 8: redaction, post-call hooks, transforms and the answer budget.
     fn finish(&self, answer: ToolAnswer, status: Status) -> ToolAnswer {
-        let answer = if self.hooks.is_empty() {
+        let answer = self.redact(answer);
+        let answer = self.transform(answer, status);
+        self.fit_budget(answer)
+    }
+
+    /// Step 5 (and again for a transform's replacement).
+    fn redact(&self, answer: ToolAnswer) -> ToolAnswer {
+        if self.redacts() {
+            answer.redacted()
+        } else {
+            answer
+        }
+    }
+
+    /// Whether this call's answer is redacted: unless the config or the tool says otherwise.
+    fn redacts(&self) -> bool {
+        let raw = self.tool.as_deref().is_some_and(Tool::is_raw_output);
+        self.config.redacts_answers_of(self.name, raw)
+    }
+
+    /// Steps 6 and 7: post-call hooks and transforms.
+    fn transform(&self, answer: ToolAnswer, status: Status) -> ToolAnswer {
+        if self.hooks.is_empty() {
             answer
         } else {
             let record = CallRecord {
@@ -379,14 +419,15 @@ impl Call<'_> {
             hooks::run_post(&self.hooks, &record);
             match hooks::run_transforms(&self.hooks, &record) {
                 // An error stays an error (MCP's isError) whatever its text becomes.
-                Some(replacement) => answer.with_text(ToolAnswer::text(replacement).into_string()),
+                Some(replacement) => {
+                    self.redact(answer.with_text(ToolAnswer::text(replacement).into_string()))
+                }
                 None => answer,
             }
-        };
-        self.fit_budget(answer)
+        }
     }
 
-    /// Step 7: the tool's answer budget, within the turn's.
+    /// Step 8: the tool's answer budget, within the turn's.
     fn fit_budget(&self, answer: ToolAnswer) -> ToolAnswer {
         let config = &self.config;
         let max_chars = self
@@ -395,7 +436,7 @@ impl Call<'_> {
             .map_or(config.default_max_result_chars, |t| {
                 config.max_result_chars_for(t.name(), t.max_result_chars())
             });
-        let spill = config.spill_dir.as_deref().map(Spill::new);
+        let spill = Spill::configured(config);
         let fitted = match &self.options.turn {
             Some(turn) => turn.fit(self.name, answer.as_str(), max_chars, spill.as_ref()),
             None => crate::budget::fit(self.name, answer.as_str(), max_chars, spill.as_ref()),

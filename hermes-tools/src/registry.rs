@@ -17,6 +17,13 @@
 //! | another toolset | `overrides` set | replaced |
 //! | another toolset | `overrides` not set | refused |
 //!
+//! Before those rules, the tool itself is checked: its name (`^[a-zA-Z0-9_-]{1,64}$`), its
+//! toolset's name (the rule of [`check_toolset_name`]), and, for a tool built at run time, its
+//! parameter schema (an object schema, valid under Draft 2020-12, every `$ref` resolvable, at
+//! most 64 levels deep), so that no plugin or MCP server can publish a schema that makes
+//! providers reject every request. [`register_toolset`](ToolRegistry::register_toolset) and
+//! [`register_alias`](ToolRegistry::register_alias) check their names the same way.
+//!
 //! A refusal is an [`Err`] and a `tracing` warning; it never changes the generation.
 //!
 //! # One handle, many files
@@ -39,7 +46,7 @@ use crate::definitions::cache::DefinitionsCache;
 use crate::discovery::{TOOLS, TOOLSETS};
 use crate::hooks::{ApprovalGate, Hooks};
 use crate::tool::{Provenance, Tool, ToolDecl};
-use crate::toolsets::{Catalog, Composite};
+use crate::toolsets::{Catalog, Composite, ToolsetNameError, check_toolset_name};
 
 /// Why a tool was not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -67,6 +74,28 @@ pub enum RegisterError {
         /// Where the kept tool was declared (boxed: errors stay small on the `Ok` path).
         existing: Box<Provenance>,
     },
+    /// A name used as a toolset name (a tool's toolset, a composite's name, an alias or
+    /// its target) breaks the rule of [`check_toolset_name`].
+    #[error("{used_as} {name:?} is not a valid toolset name: {problem}")]
+    InvalidToolset {
+        /// What the name was given as, such as `toolset of tool "search"` or `alias`.
+        used_as: String,
+        /// The refused name.
+        name: String,
+        /// The rule it breaks.
+        problem: ToolsetNameError,
+    },
+    /// The parameter schema of a tool built at run time is not one every provider accepts
+    /// (see [`ToolBuilder::parameters`](crate::ToolBuilder::parameters)).
+    #[error("tool {name:?} has an invalid parameter schema at {}: {problem}", at_pointer(.pointer))]
+    InvalidSchema {
+        /// The refused tool.
+        name: String,
+        /// The JSON Pointer of the fault in the schema (`""` for the root).
+        pointer: String,
+        /// What is wrong, and what to write instead.
+        problem: String,
+    },
     /// An MCP server's tool may never replace a tool that is not from MCP.
     #[error(
         "MCP tool {name:?} of toolset {toolset:?} would replace the built-in tool of toolset \
@@ -80,6 +109,41 @@ pub enum RegisterError {
         /// The toolset of the built-in tool kept.
         existing_toolset: String,
     },
+}
+
+fn at_pointer(pointer: &str) -> String {
+    if pointer.is_empty() {
+        "the root".to_owned()
+    } else {
+        format!("{pointer:?}")
+    }
+}
+
+/// `name` as a toolset name, or the refusal that says what it was used as.
+fn toolset_name(name: &str, used_as: impl FnOnce() -> String) -> Result<(), RegisterError> {
+    check_toolset_name(name).map_err(|problem| RegisterError::InvalidToolset {
+        used_as: used_as(),
+        name: name.to_owned(),
+        problem,
+    })
+}
+
+/// What is checked of a tool before the rules of registering: see the [module docs](self).
+fn check_tool(tool: &Tool) -> Result<(), RegisterError> {
+    if !is_valid_tool_name(tool.name()) {
+        return Err(RegisterError::InvalidName {
+            name: tool.name().to_owned(),
+        });
+    }
+    toolset_name(tool.toolset(), || {
+        format!("the toolset of tool {:?}", tool.name())
+    })?;
+    tool.check_published_schema()
+        .map_err(|fault| RegisterError::InvalidSchema {
+            name: tool.name().to_owned(),
+            pointer: fault.pointer,
+            problem: fault.problem,
+        })
 }
 
 /// Two linked declarations of one tool name: the one kept and the one dropped.
@@ -139,11 +203,7 @@ impl Snapshot {
     /// Resolves toolsets over this snapshot: `f` gets the [`Catalog`].
     pub fn with_catalog<R>(&self, f: impl FnOnce(&Catalog<'_>) -> R) -> R {
         let tools = self.tool_toolsets();
-        f(&Catalog {
-            tools: &tools,
-            composites: &self.composites,
-            aliases: &self.aliases,
-        })
+        f(&Catalog::new(&tools, &self.composites, &self.aliases))
     }
 }
 
@@ -339,7 +399,9 @@ impl ToolRegistry {
             let composite = Composite::new(decl.name, decl.description.trim())
                 .with_tools(decl.tools.iter().copied())
                 .with_includes(decl.includes.iter().copied());
-            registry.register_toolset(composite);
+            // `toolset!` refuses a bad name at compile time; a declaration written by hand is
+            // refused here, logged by `register_toolset`.
+            let _ = registry.register_toolset(composite);
         }
         registry
     }
@@ -418,10 +480,7 @@ impl ToolRegistry {
     /// It takes a [`Tool`] or an `Arc<Tool>`, so a tool taken out can be put back as it was.
     pub fn register(&self, tool: impl Into<Arc<Tool>>) -> Result<Option<Arc<Tool>>, RegisterError> {
         let tool: Arc<Tool> = tool.into();
-        if !is_valid_tool_name(tool.name()) {
-            let err = RegisterError::InvalidName {
-                name: tool.name().to_owned(),
-            };
+        if let Err(err) = check_tool(&tool) {
             tracing::warn!(error = %err, "tool registration refused");
             return Err(err);
         }
@@ -453,18 +512,29 @@ impl ToolRegistry {
 
     /// Adds (or replaces) a composite toolset; returns the one replaced.
     ///
-    /// Members are checked when the toolset is resolved, since the tools it names may be
-    /// registered later (by a plugin, an MCP server).
-    pub fn register_toolset(&self, composite: Composite) -> Option<Composite> {
+    /// Its name must pass [`check_toolset_name`]. Members are checked when the toolset is
+    /// resolved, since the tools it names may be registered later (by a plugin, an MCP server).
+    ///
+    /// # Errors
+    ///
+    /// [`RegisterError::InvalidToolset`] for a name such as `""`, `all` or `my tools`.
+    pub fn register_toolset(
+        &self,
+        composite: Composite,
+    ) -> Result<Option<Composite>, RegisterError> {
+        if let Err(err) = toolset_name(&composite.name, || "composite toolset".to_owned()) {
+            tracing::warn!(error = %err, "toolset registration refused");
+            return Err(err);
+        }
         // The same declaration again changes nothing, and must not invalidate cached lists.
         if self.snapshot().composites.get(&composite.name) == Some(&composite) {
-            return Some(composite);
+            return Ok(Some(composite));
         }
-        self.mutate(|snapshot| {
+        Ok(self.mutate(|snapshot| {
             snapshot
                 .composites
                 .insert(composite.name.clone(), composite)
-        })
+        }))
     }
 
     /// Removes a composite toolset.
@@ -473,12 +543,28 @@ impl ToolRegistry {
     }
 
     /// Makes `alias` a second name of `toolset` (an MCP server's bare name for `mcp-<server>`).
-    pub fn register_alias(&self, alias: impl Into<String>, toolset: impl Into<String>) {
+    ///
+    /// # Errors
+    ///
+    /// [`RegisterError::InvalidToolset`] when `alias` or `toolset` breaks the rule of
+    /// [`check_toolset_name`] (an alias `all` could never be selected by its name).
+    pub fn register_alias(
+        &self,
+        alias: impl Into<String>,
+        toolset: impl Into<String>,
+    ) -> Result<(), RegisterError> {
         let (alias, toolset) = (alias.into(), toolset.into());
+        let checked = toolset_name(&alias, || "alias".to_owned())
+            .and_then(|()| toolset_name(&toolset, || format!("the target of alias {alias:?}")));
+        if let Err(err) = checked {
+            tracing::warn!(error = %err, "alias registration refused");
+            return Err(err);
+        }
         if self.snapshot().aliases.get(&alias) == Some(&toolset) {
-            return;
+            return Ok(());
         }
         self.mutate(|snapshot| snapshot.aliases.insert(alias, toolset));
+        Ok(())
     }
 
     /// Removes an alias.

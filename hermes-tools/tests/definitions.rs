@@ -51,9 +51,11 @@ fn sample() -> ToolRegistry {
     ] {
         registry.register(tool(name, toolset)).unwrap();
     }
-    registry.register_toolset(
-        Composite::new("coding", "Files and a shell.").with_includes(["files", "terminal"]),
-    );
+    registry
+        .register_toolset(
+            Composite::new("coding", "Files and a shell.").with_includes(["files", "terminal"]),
+        )
+        .unwrap();
     registry
 }
 

@@ -310,6 +310,12 @@ async fn everything_server_tools_are_registered_described_called_and_refreshed()
 
     let echo = call(&registry, "mcp__everything__echo", r#"{"message":"hi"}"#).await;
     assert_eq!(echo.to_value(), json!({"result": "Echo: hi"}));
+    // What a server answers is redacted like any answer: the model never reads the key.
+    let key = "sk-proj-Zq8wLm3Np5Rt7Vx9Bc2Df4Gh6Jk8Lm0Np2Qr4";
+    let args = json!({ "message": format!("my key is {key}") }).to_string();
+    let echo = call(&registry, "mcp__everything__echo", &args).await;
+    assert!(!echo.as_str().contains(key), "{echo}");
+    assert!(echo.as_str().contains("Echo: my key is sk-pro"), "{echo}");
 
     // Arguments are validated against the server's schema before any call: a string for a
     // number is repaired, a word is refused by us (the message is dispatch's).
@@ -739,7 +745,13 @@ async fn the_server_gets_a_filtered_environment_and_its_own() {
     )
     .await;
     let answer = call(&registry, "mcp__fake__env", "{}").await.to_value();
-    assert_eq!(answer["result"]["token"], "t0k3n");
+    // It arrived (the server read it), and the model reads it masked: a member named like a
+    // secret is redacted in every answer.
+    assert_eq!(answer["result"]["token"], "***");
+    assert!(
+        answer["result"]["keys"].to_string().contains("FAKE_TOKEN"),
+        "{answer}"
+    );
     let keys: BTreeSet<&str> = answer["result"]["keys"]
         .as_array()
         .unwrap()

@@ -235,27 +235,49 @@ async fn unknown_and_unselected_tools_are_invalid_params_naming_the_nearest() {
     session.cancel().await.expect("closes");
 }
 
+async fn listed_names(session: &Session) -> Vec<String> {
+    session
+        .list_all_tools()
+        .await
+        .expect("lists")
+        .into_iter()
+        .map(|tool| tool.name.into_owned())
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn agent_loop_tools_are_hidden_unless_the_server_is_the_loop() {
+async fn agent_loop_tools_are_hidden_and_refused_unless_the_operator_opts_in() {
     let registry = demo_registry();
     let todo = Tool::builder("todo", "demo")
         .description("Keep a task list.")
         .handler(|_args, _ctx| json!({"todos": []}));
     registry.register(todo.build()).expect("registers");
     let (session, _) = connect(demo_server(&registry)).await;
-    let names: Vec<String> = session
-        .list_all_tools()
-        .await
-        .expect("lists")
-        .into_iter()
-        .map(|tool| tool.name.into_owned())
-        .collect();
+    let names = listed_names(&session).await;
     assert!(!names.iter().any(|name| name == "todo"), "{names:?}");
+    let message = invalid_params_message(session.call_tool(call("todo", json!({}))).await);
+    assert!(message.contains("\"todo\""), "{message}");
+    session.cancel().await.expect("closes");
+
+    // Pipeline options alone do not serve them: the opt-in is one switch.
+    let options = hermes_tools::CallOptions::new().from_agent_loop();
+    let (session, _) = connect(demo_server(&registry).call_options(options)).await;
+    assert!(
+        !listed_names(&session)
+            .await
+            .iter()
+            .any(|name| name == "todo")
+    );
     invalid_params_message(session.call_tool(call("todo", json!({}))).await);
     session.cancel().await.expect("closes");
 
-    let options = hermes_tools::CallOptions::new().from_agent_loop();
-    let (session, _) = connect(demo_server(&registry).call_options(options)).await;
+    let (session, _) = connect(demo_server(&registry).agent_loop_tools(true)).await;
+    assert!(
+        listed_names(&session)
+            .await
+            .iter()
+            .any(|name| name == "todo")
+    );
     let result = session
         .call_tool(call("todo", json!({})))
         .await
@@ -577,4 +599,68 @@ async fn an_unknown_toolset_is_refused_before_serving() {
         message.contains("demoo") && message.contains("demo"),
         "{message}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_call_with_bad_params_is_invalid_params_saying_what_is_wrong() {
+    // Over the server's own line transport, as `serve_stdio` runs it.
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_io);
+    let server = demo_server(&demo_registry());
+    tokio::spawn(server.serve_connection(server_read, server_write));
+    let (read, mut write) = tokio::io::split(client_io);
+    let mut read = BufReader::new(read);
+    let initialized = exchange(
+        &mut write,
+        &mut read,
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "probe", "version": "1"}
+        }}),
+    )
+    .await;
+    assert!(initialized.get("result").is_some(), "{initialized}");
+    write
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .await
+        .expect("writes");
+
+    let cases = [
+        (json!({"name": 5}), "\"name\" must be a string"),
+        (json!({}), "\"name\" is missing"),
+        (
+            json!({"name": "echo", "arguments": [1]}),
+            "\"arguments\" must be an object",
+        ),
+        (json!("echo"), "params must be an object"),
+    ];
+    for (id, (params, says)) in (1..).zip(cases) {
+        let answer = exchange(
+            &mut write,
+            &mut read,
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+        )
+        .await;
+        assert_eq!(answer["error"]["code"], -32602, "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("tools/call"), "{message}");
+        assert!(message.contains(says), "{params}: {message}");
+    }
+    let missing = exchange(
+        &mut write,
+        &mut read,
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call"}),
+    )
+    .await;
+    assert_eq!(missing["error"]["code"], -32602, "{missing}");
+    // A well-formed call on the same connection still works.
+    let echoed = exchange(
+        &mut write,
+        &mut read,
+        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call",
+               "params": {"name": "echo", "arguments": {"text": "ok"}}}),
+    )
+    .await;
+    assert_eq!(echoed["result"]["isError"], false, "{echoed}");
 }

@@ -94,6 +94,39 @@ fn invalid_names_are_refused() {
 }
 
 #[test]
+fn a_tool_is_checked_before_the_rules_name_then_toolset_then_schema() {
+    let registry = ToolRegistry::new();
+    let all_wrong = Tool::builder("has space", "all")
+        .parameters(json!({"type": "array"}))
+        .build();
+    assert!(matches!(
+        registry.register(all_wrong),
+        Err(RegisterError::InvalidName { .. })
+    ));
+    let bad_toolset = Tool::builder("ok", "all")
+        .parameters(json!({"type": "array"}))
+        .build();
+    assert!(matches!(
+        registry.register(bad_toolset),
+        Err(RegisterError::InvalidToolset { .. })
+    ));
+    let bad_schema = Tool::builder("ok", "fine")
+        .parameters(json!({"type": "array"}))
+        .build();
+    assert!(matches!(
+        registry.register(bad_schema),
+        Err(RegisterError::InvalidSchema { .. })
+    ));
+    // A refused replacement keeps the tool in place, as any refusal does.
+    registry.register(tool("ok", "fine")).unwrap();
+    let before = registry.generation();
+    let broken = Tool::builder("ok", "fine").parameters(json!(null)).build();
+    assert!(registry.register(broken).is_err());
+    assert_eq!(registry.generation(), before);
+    assert_eq!(from(&registry, "ok"), "fine");
+}
+
+#[test]
 fn deregister_changes_the_generation_only_when_it_removes() {
     let registry = ToolRegistry::new();
     registry.register(tool("t", "a")).unwrap();
@@ -262,17 +295,19 @@ fn toolsets_and_aliases_bump_the_generation_only_when_they_change() {
     let registry = ToolRegistry::new();
     let coding =
         hermes_tools::Composite::new("coding", "Files and a shell.").with_includes(["files"]);
-    registry.register_toolset(coding.clone());
-    registry.register_alias("time", "mcp-time");
+    registry.register_toolset(coding.clone()).unwrap();
+    registry.register_alias("time", "mcp-time").unwrap();
     let before = registry.generation();
-    registry.register_toolset(coding.clone());
-    registry.register_alias("time", "mcp-time");
+    registry.register_toolset(coding.clone()).unwrap();
+    registry.register_alias("time", "mcp-time").unwrap();
     assert_eq!(
         registry.generation(),
         before,
         "the same declarations again change nothing"
     );
-    registry.register_toolset(coding.with_includes(["terminal"]));
+    registry
+        .register_toolset(coding.with_includes(["terminal"]))
+        .unwrap();
     assert_eq!(registry.generation(), before + 1);
     assert!(registry.deregister_alias("time").is_some());
     assert_eq!(registry.generation(), before + 2);

@@ -1,22 +1,178 @@
-//! One tool call three ways: in process through the pipeline; through `serve`'s `tools/call`
-//! (an rmcp client and our `ToolServer` over an in-memory pipe); and through our MCP client to
-//! a `serve` child process over stdio. The tool is the conformance fixture `test_simple_text`,
-//! served by the `conformance-server` binary of this crate.
+//! MCP `tools/call` round trips, ours beside `rmcp`'s own server in the same run.
+//!
+//! Group `mcp_tools_call`: one rmcp client calls the same two-argument tool (`add`, sync and
+//! async) on three servers, each over an in-memory `tokio::io::duplex` pipe carrying
+//! newline-delimited JSON-RPC, exactly what stdio carries:
+//!
+//! - `rmcp_tool_router`: `rmcp`'s `#[tool_router]` server, served with `rmcp`'s own line
+//!   transport (the peer to match);
+//! - `ours_serve`: our [`ToolServer`] as an rmcp handler on the same `rmcp` transport;
+//! - `ours_serve_connection`: [`ToolServer::serve_connection`], our own line transport (what
+//!   `serve_stdio` runs), the path an MCP host that spawns `serve` takes.
+//!
+//! Group `mcp_call_paths`: one call in process through the pipeline, and through our MCP
+//! client to a `serve` child process over real stdio (the conformance fixture
+//! `test_simple_text` of the `conformance-server` binary).
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkGroup, Criterion, criterion_group, criterion_main, measurement::WallTime,
+};
 use hermes_tools::config::{Config, McpServerConfig};
 use hermes_tools::mcp::client::McpClients;
 use hermes_tools::mcp::server::ToolServer;
-use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry};
-use rmcp::model::CallToolRequestParams;
-use rmcp::{ClientHandler, ServiceExt};
+use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry, tool};
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolRequestParams, JsonObject};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{ClientHandler, ServiceExt, tool_router};
+use tokio::runtime::Runtime;
 
-const TEXT: &str = "This is a simple text response for testing.";
+/// Add two integers.
+#[tool(toolset = "bench", unlisted)]
+fn add(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
 
-fn fixture() -> ToolRegistry {
+/// Add two integers, asynchronously.
+#[tool(toolset = "bench", unlisted)]
+async fn add_async(
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// `rmcp`'s arguments for the same tool.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct AddArgs {
+    /// The first addend.
+    a: i64,
+    /// The second addend.
+    b: i64,
+}
+
+/// The same two tools as an `rmcp` `#[tool_router]` server.
+#[derive(Clone)]
+struct RmcpServer;
+
+#[tool_router(server_handler)]
+impl RmcpServer {
+    #[rmcp::tool(name = "add", description = "Add two integers.")]
+    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
+        (a + b).to_string()
+    }
+
+    #[rmcp::tool(name = "add_async", description = "Add two integers, asynchronously.")]
+    async fn add_async(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
+        (a + b).to_string()
+    }
+}
+
+#[derive(Clone)]
+struct Client;
+
+impl ClientHandler for Client {}
+
+/// A registry with exactly the two bench tools.
+fn registry() -> ToolRegistry {
+    let registry = ToolRegistry::new();
+    for decl in [&ADD_TOOL, &ADD_ASYNC_TOOL] {
+        registry
+            .register(Tool::from_decl(decl))
+            .expect("a fresh registry takes the bench tools");
+    }
+    registry
+}
+
+/// The arguments every call sends: `{"a": 40, "b": 2}`.
+fn arguments() -> JsonObject {
+    let mut args = JsonObject::new();
+    args.insert("a".to_owned(), 40.into());
+    args.insert("b".to_owned(), 2.into());
+    args
+}
+
+type Session = RunningService<RoleClient, Client>;
+
+/// A client session with one of the three servers, over a fresh in-memory pipe.
+fn connect(runtime: &Runtime, server: &str) -> Session {
+    runtime.block_on(async {
+        let (server_io, client_io) = tokio::io::duplex(1 << 16);
+        match server {
+            "rmcp_tool_router" => {
+                tokio::spawn(async move {
+                    if let Ok(running) = RmcpServer.serve(server_io).await {
+                        let _ = running.waiting().await;
+                    }
+                });
+            }
+            "ours_serve" => {
+                tokio::spawn(async move {
+                    if let Ok(running) = ToolServer::new(registry()).serve(server_io).await {
+                        let _ = running.waiting().await;
+                    }
+                });
+            }
+            _ => {
+                let (read, write) = tokio::io::split(server_io);
+                tokio::spawn(ToolServer::new(registry()).serve_connection(read, write));
+            }
+        }
+        Client
+            .serve(client_io)
+            .await
+            .expect("the client initialises")
+    })
+}
+
+fn call(runtime: &Runtime, session: &Session, tool: &'static str) -> String {
+    runtime.block_on(async {
+        let params = CallToolRequestParams::new(tool).with_arguments(arguments());
+        let result = session.call_tool(params).await.expect("the call succeeds");
+        let text = result.content[0]
+            .as_text()
+            .map(|text| text.text.clone())
+            .unwrap_or_default();
+        assert!(result.is_error != Some(true), "{tool}: {text}");
+        text
+    })
+}
+
+fn tools_call(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut group = c.benchmark_group("mcp_tools_call");
+    // rmcp's server between ours: a load that drifts during the run favours neither side.
+    for server in ["ours_serve_connection", "rmcp_tool_router", "ours_serve"] {
+        let session = connect(&runtime, server);
+        for tool in ["add", "add_async"] {
+            // Every server gives the same answer before it is timed.
+            assert_eq!(call(&runtime, &session, tool), "42", "{server} {tool}");
+            let kind = if tool == "add" { "sync" } else { "async" };
+            group.bench_function(format!("{server}/{kind}"), |b| {
+                b.iter(|| black_box(call(&runtime, &session, tool)))
+            });
+        }
+        runtime.block_on(async { drop(session.cancel().await) });
+    }
+    group.finish();
+}
+
+fn simple_text_fixture() -> ToolRegistry {
+    const TEXT: &str = "This is a simple text response for testing.";
     let registry = ToolRegistry::new();
     let tool = Tool::builder("test_simple_text", "conformance")
         .description("Return a simple text response, for the conformance suite.")
@@ -28,49 +184,26 @@ fn fixture() -> ToolRegistry {
     registry
 }
 
-#[derive(Clone)]
-struct Client;
-
-impl ClientHandler for Client {}
-
-fn calls(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+fn bench_in_process(group: &mut BenchmarkGroup<'_, WallTime>, runtime: &Runtime) {
+    let local = simple_text_fixture();
     let ctx = ToolContext::new();
-    let mut group = c.benchmark_group("mcp_call_simple_text");
-
-    let local = fixture();
     group.bench_function("in_process_pipeline", |b| {
         b.iter(|| {
             runtime.block_on(async { black_box(local.call("test_simple_text", "{}", &ctx).await) })
         })
     });
+}
 
-    let session = runtime.block_on(async {
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        let server = ToolServer::new(fixture());
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_io).await {
-                let _ = running.waiting().await;
-            }
-        });
-        Client
-            .serve(client_io)
-            .await
-            .expect("the client initialises")
-    });
-    group.bench_function("serve_tools_call_in_memory", |b| {
-        b.iter(|| {
-            runtime.block_on(async {
-                let params = CallToolRequestParams::new("test_simple_text".to_owned());
-                black_box(session.call_tool(params).await.expect("the call succeeds"))
-            })
-        })
-    });
+fn call_paths(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut group = c.benchmark_group("mcp_call_paths");
+    bench_in_process(&mut group, &runtime);
 
+    let ctx = ToolContext::new();
     let remote = ToolRegistry::new();
     let config = Config {
         mcp_servers: BTreeMap::from([(
@@ -105,5 +238,5 @@ fn calls(c: &mut Criterion) {
     runtime.block_on(clients.shutdown());
 }
 
-criterion_group!(benches, calls);
+criterion_group!(benches, tools_call, call_paths);
 criterion_main!(benches);

@@ -12,12 +12,19 @@ Scenarios:
     changed-session CMD [ARG...]    notifications/tools/list_changed on an initialize session
     changed-listen CMD [ARG...]     tools_list_changed on a 2026-07-28 `subscriptions/listen`
     http URL                        Client over Streamable HTTP, both eras
+    http-sessions URL               two Streamable HTTP sessions at once (a server serving the
+                                    agent-loop tools): each writes its own `todo` list and reads
+                                    back only its own; a call outside any session (2026-07-28
+                                    era) is refused, not silently lost
+    hidden-agent-loop URL           without the opt-in, `todo` and `delegate_task` are neither
+                                    listed nor callable
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -149,12 +156,82 @@ async def http(url: str) -> None:
             print(f"ok: Streamable HTTP, mode {mode}, protocol {version}")
 
 
+AGENT_LOOP_TOOLS = {"todo", "delegate_task", "memory", "session_search"}
+
+
+def todo_items(result: types.CallToolResult) -> list[str]:
+    check(result.is_error is False, f"todo failed: {result!r}")
+    content: dict[str, Any] = result.structured_content or {}
+    return [item["content"] for item in content.get("todos", [])]
+
+
+class Warnings(logging.Handler):
+    """Collects the SDK's warnings (a refused session DELETE is only a warning there)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+async def http_sessions(url: str) -> None:
+    warnings = Warnings()
+    logging.getLogger("mcp").addHandler(warnings)
+    async with Client(url, mode="legacy") as first, Client(url, mode="legacy") as second:
+        names = {tool.name for tool in (await first.list_tools()).tools}
+        check("todo" in names, f"todo not listed with --agent-loop-tools: {names}")
+        # Interleaved: each write lands while the other session is open.
+        await first.call_tool("todo", {"todos": [{"id": "1", "content": "first: plan"}]})
+        await second.call_tool("todo", {"todos": [{"id": "1", "content": "second: build"},
+                                                  {"id": "2", "content": "second: ship"}]})
+        await first.call_tool("todo", {"todos": [{"id": "2", "content": "first: test"}],
+                                       "merge": True})
+        mine = todo_items(await first.call_tool("todo", {}))
+        theirs = todo_items(await second.call_tool("todo", {}))
+        check(mine == ["first: plan", "first: test"], f"first session reads {mine}")
+        check(theirs == ["second: build", "second: ship"], f"second session reads {theirs}")
+        print(f"ok: two sessions, two todo lists: {mine} and {theirs}")
+    # Leaving the `async with` DELETEs both sessions; the SDK accepts only 200 or 204.
+    terminations = [m for m in warnings.messages if "termination" in m]
+    check(not terminations, f"session DELETE refused: {terminations}")
+    print("ok: both sessions ended with DELETE, accepted")
+    async with Client(url, mode="legacy") as third:
+        fresh = todo_items(await third.call_tool("todo", {}))
+        check(fresh == [], f"a new session starts empty, read {fresh}")
+        print("ok: a new session starts with an empty list")
+    async with Client(url, mode="auto") as sessionless:
+        version = sessionless.session.protocol_version
+        refused = await sessionless.call_tool("todo", {"todos": [{"id": "1", "content": "x"}]})
+        check(refused.is_error is True, f"{version}: a write outside any session: {refused!r}")
+        check("no session" in text_of(refused), text_of(refused))
+        print(f"ok: protocol {version} has no session, and todo says so")
+
+
+async def hidden_agent_loop(url: str) -> None:
+    async with Client(url, mode="legacy") as client:
+        names = {tool.name for tool in (await client.list_tools()).tools}
+        check("read_file" in names, f"the example tools are served: {names}")
+        listed = names & AGENT_LOOP_TOOLS
+        check(not listed, f"agent-loop tools listed without the opt-in: {listed}")
+        try:
+            result = await client.call_tool("todo", {})
+        except Exception as error:  # noqa: BLE001 - any JSON-RPC error is a refusal
+            print(f"ok: todo refused: {error}")
+        else:
+            raise AssertionError(f"todo was called without the opt-in: {result!r}")
+        print(f"ok: {len(names)} tools listed, none of {sorted(AGENT_LOOP_TOOLS)}")
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
     "changed-session": changed_session,
     "changed-listen": changed_listen,
     "http": http,
+    "http-sessions": http_sessions,
+    "hidden-agent-loop": hidden_agent_loop,
 }
 
 

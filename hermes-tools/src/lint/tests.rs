@@ -342,6 +342,23 @@ fn ordinary_words_same_toolset_and_own_parameters_are_not_references() {
 }
 
 #[test]
+fn references_are_found_word_by_word_as_the_patterns_say() {
+    // Each name once, in name order, however often and in whatever case it is named; a
+    // backticked span between two others; "tools" after several spaces; hyphen-joined words
+    // and a name inside backticked code are other words.
+    let description = "Search files. Use `WEB_SEARCH`, web_search or Web_Search, the `x` `todo` \
+                       list, a TERMINAL   Tools call; not terminal-tools nor `todo list`.";
+    assert_eq!(
+        named(&cross(description)),
+        ["terminal", "todo", "web_search"]
+    );
+    assert_eq!(
+        cross("Search files; not terminal-tool, todo-list or `run terminal`."),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
 fn findings_are_sorted_by_file_then_numeric_line_then_tool_then_rule() {
     let parameters = json!({"type": "object", "properties": {"q": {}}});
     let mut late = tool("b", "x", "", &parameters);

@@ -61,7 +61,7 @@ use crate::toolsets::{Composite, Selection};
 mod answer;
 mod breaker;
 mod naming;
-mod normalise;
+pub(crate) mod normalise;
 mod server;
 mod supervisor;
 
@@ -267,11 +267,19 @@ impl McpClients {
                 continue;
             }
             let toolset = naming::toolset_name(name);
-            registry.register_toolset(Composite::new(
-                toolset.as_str(),
-                format!("Tools of the MCP server {name:?}."),
-            ));
-            registry.register_alias(name.as_str(), toolset.as_str());
+            let named = registry
+                .register_toolset(Composite::new(
+                    toolset.as_str(),
+                    format!("Tools of the MCP server {name:?}."),
+                ))
+                .and_then(|_| registry.register_alias(name.as_str(), toolset.as_str()));
+            // A server named `all` would be an alias no selection could name alone.
+            if let Err(err) = named {
+                let reason = format!("invalid server name {name:?}: {err}");
+                tracing::warn!(server = %name, %reason, "MCP server not started");
+                servers.push(new(ServerState::Failed { reason }));
+                continue;
+            }
             if let Some(reason) = skip_reason(&registry, &toolset, selection) {
                 tracing::info!(server = %name, %reason, "MCP server not started");
                 servers.push(new(ServerState::Skipped { reason }));
@@ -456,13 +464,23 @@ mod tests {
         // As `start_with` leaves the registry before deciding: the server's (empty) toolset
         // and its alias, beside composites and a basic toolset of the same name as the server.
         let registry = ToolRegistry::new();
-        registry.register_toolset(Composite::new("clock", "C.").with_includes(["time"]));
-        registry.register_toolset(Composite::new("outer", "O.").with_includes(["clock"]));
-        registry.register_toolset(Composite::new("web", "W.").with_includes(["search"]));
-        registry.register_toolset(Composite::new("mcp-time", "T."));
-        registry.register_alias("time", "mcp-time");
-        registry.register_toolset(Composite::new("mcp-files", "F."));
-        registry.register_alias("files", "mcp-files");
+        registry
+            .register_toolset(Composite::new("clock", "C.").with_includes(["time"]))
+            .unwrap();
+        registry
+            .register_toolset(Composite::new("outer", "O.").with_includes(["clock"]))
+            .unwrap();
+        registry
+            .register_toolset(Composite::new("web", "W.").with_includes(["search"]))
+            .unwrap();
+        registry
+            .register_toolset(Composite::new("mcp-time", "T."))
+            .unwrap();
+        registry.register_alias("time", "mcp-time").unwrap();
+        registry
+            .register_toolset(Composite::new("mcp-files", "F."))
+            .unwrap();
+        registry.register_alias("files", "mcp-files").unwrap();
         let files = Tool::builder("read_file", "files").build();
         registry.register(files).expect("a fresh registry");
         skip_reason(&registry, "mcp-time", &selection(enabled, disabled)).is_some()
@@ -498,8 +516,10 @@ mod tests {
     #[test]
     fn a_basic_toolset_shadows_a_server_alias_of_the_same_name() {
         let registry = ToolRegistry::new();
-        registry.register_toolset(Composite::new("mcp-files", "F."));
-        registry.register_alias("files", "mcp-files");
+        registry
+            .register_toolset(Composite::new("mcp-files", "F."))
+            .unwrap();
+        registry.register_alias("files", "mcp-files").unwrap();
         registry
             .register(Tool::builder("read_file", "files").build())
             .expect("a fresh registry");

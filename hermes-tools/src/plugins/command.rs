@@ -212,7 +212,8 @@ impl Runner {
             message.push_str("; stderr ends: ");
             message.push_str(stderr);
         }
-        tracing::warn!(tool = %self.tool, "{message}");
+        // The plugin's stderr may quote a credential.
+        tracing::warn!(tool = %self.tool, "{}", crate::redact(&message));
         ToolAnswer::error(message)
     }
 }

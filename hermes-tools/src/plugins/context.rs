@@ -264,7 +264,13 @@ impl<'a> PluginContext<'a> {
             self.error = Some(err);
             return self;
         }
-        self.registry.register_toolset(composite.clone());
+        if let Err(source) = self.registry.register_toolset(composite.clone()) {
+            self.error = Some(PluginError::Register {
+                plugin: self.name.to_owned(),
+                source,
+            });
+            return self;
+        }
         self.added.toolsets.push(composite);
         self
     }

@@ -320,7 +320,7 @@ impl PluginManager {
                 entry.added = Some(added);
             }
             Err(reason) => {
-                tracing::warn!(plugin = %entry.info.name, %reason, "plugin failed to load");
+                tracing::warn!(plugin = %entry.info.name, reason = %crate::redact(&reason), "plugin failed to load");
                 entry.info.status = PluginStatus::Failed(reason);
             }
         }

@@ -1,7 +1,9 @@
 //! What a tool is: its static declaration ([`ToolDecl`], written by `#[tool]`) and the runtime
 //! entry the registry holds ([`Tool`], also buildable at run time for plugins and MCP).
 
+mod check;
 mod decl;
+mod rendered;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -13,10 +15,11 @@ use crate::answer::{IntoAnswer, ToolAnswer};
 use crate::context::ToolContext;
 use crate::schema;
 
+pub(crate) use check::SchemaFault;
 pub use decl::Provenance;
 pub use decl::{
     ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension, StaticHandler, SyncCall,
-    ToolDecl, parse_arguments,
+    ToolDecl, args, parse_arguments, parse_only,
 };
 
 /// What a tool does to its environment, as MCP's tool annotations say it: hints for clients
@@ -128,6 +131,7 @@ pub struct Tool {
     timeout_secs: Option<u64>,
     needs_approval: bool,
     blocking: bool,
+    raw_output: bool,
     annotations: Annotations,
     clamped: Vec<String>,
     /// Validate even arguments that deserialize (see [`ToolDecl::validate`]).
@@ -138,6 +142,8 @@ pub struct Tool {
     /// Deserializes without calling (static tools only), for the fast/slow comparison.
     parse: Option<ParseFn>,
     provenance: Provenance,
+    /// Its static definition in each provider format, rendered on first use.
+    rendered: rendered::Rendered,
 }
 
 impl Tool {
@@ -161,6 +167,7 @@ impl Tool {
             timeout_secs: decl.timeout_secs,
             needs_approval: decl.needs_approval,
             blocking: decl.blocking,
+            raw_output: decl.raw_output,
             annotations: decl.annotations,
             clamped: decl.clamped.iter().map(|s| (*s).to_owned()).collect(),
             validate: decl.validate,
@@ -169,6 +176,7 @@ impl Tool {
             handler: Handler::Static(decl.handler),
             parse: Some(decl.parse),
             provenance: decl.provenance.clone(),
+            rendered: Default::default(),
         }
     }
 
@@ -208,6 +216,7 @@ impl Tool {
                 timeout_secs: None,
                 needs_approval: false,
                 blocking: false,
+                raw_output: false,
                 annotations: Annotations::default(),
                 clamped: Vec::new(),
                 validate: true,
@@ -218,6 +227,7 @@ impl Tool {
                 })),
                 parse: None,
                 provenance: Provenance::runtime("runtime", "<runtime>"),
+                rendered: Default::default(),
             },
         }
     }
@@ -283,6 +293,11 @@ impl Tool {
     pub fn is_blocking(&self) -> bool {
         self.blocking
     }
+    /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`; the config may
+    /// say otherwise, see [`Config::redacts_answers_of`](crate::Config::redacts_answers_of)).
+    pub fn is_raw_output(&self) -> bool {
+        self.raw_output
+    }
     /// Parameters whose numeric bounds clamp the model's value instead of refusing it.
     pub fn clamped(&self) -> &[String] {
         &self.clamped
@@ -313,6 +328,15 @@ impl Tool {
         Arc::new(schema::ParameterSchema::new(parameters, true))
     }
 
+    /// Checks the schema a tool built at run time publishes (see [`check`]); a `#[tool]`
+    /// function's schema is generated from Rust types and passes unread.
+    pub(crate) fn check_published_schema(&self) -> Result<(), SchemaFault> {
+        match &self.schema_source {
+            SchemaSource::Static(_) => Ok(()),
+            SchemaSource::Value(value) => check::check_parameters(value),
+        }
+    }
+
     pub(crate) fn parameter_schema(&self) -> &schema::ParameterSchema {
         self.parameter_schema_arc_ref()
     }
@@ -325,6 +349,12 @@ impl Tool {
     /// The name, shared.
     pub(crate) fn name_arc(&self) -> &Arc<str> {
         &self.name
+    }
+
+    /// Its static definitions, one per format, rendered on first use (the description and
+    /// schema never change once a tool is built).
+    pub(crate) fn rendered(&self) -> &rendered::Rendered {
+        &self.rendered
     }
 
     fn parameter_schema_arc_ref(&self) -> &Arc<schema::ParameterSchema> {
@@ -368,7 +398,23 @@ impl ToolBuilder {
         self.tool.emoji = emoji.into();
         self
     }
-    /// The JSON Schema of the arguments (an object schema).
+    /// The JSON Schema of the arguments: an object schema (`"type": "object"` with
+    /// `"properties"`), valid against the Draft 2020-12 meta-schema, every `$ref` local and
+    /// resolvable, nested at most 64 levels of objects and arrays deep.
+    /// [`ToolRegistry::register`](crate::ToolRegistry::register) refuses the tool otherwise,
+    /// with [`RegisterError::InvalidSchema`](crate::RegisterError::InvalidSchema) naming the
+    /// fault; `42`, `null` or `{"type": "array"}` never become "no parameters" silently.
+    ///
+    /// ```
+    /// use hermes_tools::{RegisterError, Tool, ToolRegistry};
+    /// use serde_json::json;
+    ///
+    /// let tool = Tool::builder("list", "demo")
+    ///     .parameters(json!({"type": "object", "properties": {"n": {"type": 7}}}))
+    ///     .build();
+    /// let err = ToolRegistry::new().register(tool).unwrap_err();
+    /// assert!(matches!(&err, RegisterError::InvalidSchema { pointer, .. } if pointer == "/properties/n/type"));
+    /// ```
     pub fn parameters(mut self, schema: Value) -> Self {
         self.tool.schema_source = SchemaSource::Value(schema);
         self
@@ -415,6 +461,12 @@ impl ToolBuilder {
     /// enforced timeout, instead of inline.
     pub fn blocking(mut self, blocking: bool) -> Self {
         self.tool.blocking = blocking;
+        self
+    }
+    /// Lets its answers reach the model unredacted. Only for a tool whose purpose is to show
+    /// a secret to the model, knowingly: any credential it reads then reaches the provider.
+    pub fn raw_output(mut self, raw_output: bool) -> Self {
+        self.tool.raw_output = raw_output;
         self
     }
     /// Parameters (top-level, numeric) whose `minimum`/`maximum` clamp the model's value

@@ -260,7 +260,7 @@ impl Server {
             }
             Ok(Ok(Err(err))) if is_transport_failure(&err) => {
                 self.breaker.record_failure();
-                tracing::warn!(server = %name, tool = remote, error = %err, "MCP call failed");
+                tracing::warn!(server = %name, tool = remote, error = %crate::redact(&err.to_string()), "MCP call failed");
                 ToolAnswer::error(format!(
                     "MCP server {name:?} could not run {remote:?}: {err}. Do not retry right away."
                 ))

@@ -295,7 +295,8 @@ impl StderrTail {
             tokio::spawn(async move {
                 let mut reader = BufReader::new(stderr).lines();
                 while let Ok(Some(line)) = reader.next_line().await {
-                    tracing::debug!(server = %server, "stderr: {line}");
+                    // A server may print its own credentials on stderr.
+                    tracing::debug!(server = %server, "stderr: {}", crate::redact(&line));
                     let mut lines = lines.lock();
                     if lines.len() == STDERR_LINES {
                         lines.pop_front();

@@ -63,7 +63,9 @@ pub(super) fn call_result(answer: &ToolAnswer) -> CallToolResult {
         return CallToolResult::error(content);
     }
     let mut result = CallToolResult::success(content);
+    // Only an object is parsed back (a number or a string answer costs no parse).
     if answer.content().is_none()
+        && answer.as_str().trim_start().starts_with('{')
         && let value @ Value::Object(_) = answer.to_value()
     {
         result.structured_content = Some(value);

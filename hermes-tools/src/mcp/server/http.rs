@@ -1,31 +1,73 @@
-//! Streamable HTTP: `rmcp`'s tower service, served by axum at `/mcp` on a loopback address.
+//! Streamable HTTP: `rmcp`'s tower service at `/mcp` on a loopback address, behind a gate.
+//!
+//! `rmcp` runs the protocol and the sessions; the gate (an axum handler in front of it) adds
+//! what a server facing a browser-capable machine needs, and keeps every answer JSON:
+//!
+//! - **Origin**: a request from an origin that is neither loopback nor allowed is refused with
+//!   403 (see [`origin`](super::origin)); `Host` is checked by `rmcp` (DNS rebinding);
+//! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
+//!   not a message is 400 with `-32600`, a body over
+//!   [`max_message_bytes`](super::ToolServer::max_message_bytes) is 413 with `-32600`;
+//! - **sessions**: a session idle for [`session_idle_timeout`](super::ToolServer::session_idle_timeout)
+//!   ends (its state is dropped; its id then gets 404); at most
+//!   [`max_sessions`](super::ToolServer::max_sessions) live at once, and an `initialize` beyond
+//!   that is **refused** with 503 and the JSON-RPC error `-32000` saying so. Refusing, rather than
+//!   evicting the least recently used session, never ends a session a client is still using;
+//!   the idle timeout is what frees the slots of clients that went away;
+//! - **DELETE** of a session answers 204 (the Python SDK accepts 200 and 204, not `rmcp`'s
+//!   202), and 404 for a session that does not exist;
+//! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
+//!   gets a JSON-RPC error body.
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use parking_lot::Mutex;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::Value;
 use tokio::net::TcpListener;
 
+use super::jsonrpc::{self, Incoming, JsonRpcError};
+use super::origin::AllowedOrigins;
 use super::{ServeError, ToolServer};
+
+/// The header naming a Streamable HTTP session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The longest error text of `rmcp`'s that is carried into a JSON body.
+const ERROR_TEXT_BYTES: usize = 64 * 1024;
 
 /// A bound Streamable HTTP endpoint, not yet serving; see [`ToolServer::bind_http`].
 #[derive(Debug)]
 pub struct HttpEndpoint {
     server: ToolServer,
+    origins: AllowedOrigins,
     listener: TcpListener,
     addr: SocketAddr,
 }
 
 impl HttpEndpoint {
-    pub(super) async fn bind(server: ToolServer, addr: SocketAddr) -> Result<Self, ServeError> {
+    pub(super) async fn bind(
+        server: ToolServer,
+        origins: AllowedOrigins,
+        addr: SocketAddr,
+    ) -> Result<Self, ServeError> {
         let listener = TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         let addr = listener.local_addr()?;
         Ok(Self {
             server,
+            origins,
             listener,
             addr,
         })
@@ -60,6 +102,7 @@ impl HttpEndpoint {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
+        let limits = self.server.limits.clone();
         // rmcp checks `Host` against these (DNS rebinding): the defaults are localhost,
         // 127.0.0.1 and ::1, so another loopback address bound must be added.
         let mut hosts = vec![
@@ -68,15 +111,29 @@ impl HttpEndpoint {
             "::1".to_owned(),
         ];
         hosts.push(self.addr.ip().to_string());
-        let config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+        let config = StreamableHttpServerConfig::default()
+            .with_allowed_hosts(hosts)
+            .with_max_request_body_bytes(limits.max_message_bytes);
         let sessions_end = config.cancellation_token.clone();
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(limits.session_idle_timeout);
+        let manager = Arc::new(manager);
         let server = self.server;
-        let service = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        let router = axum::Router::new().route_service("/mcp", service);
+        // Each session gets its own clone, and so its own session state (see `ToolServer`).
+        let service =
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+        let gate = Gate {
+            service,
+            manager,
+            origins: self.origins,
+            max_sessions: limits.max_sessions,
+            max_body: limits.max_message_bytes,
+            idle: limits.session_idle_timeout,
+            opening: Mutex::new(0),
+        };
+        let router = axum::Router::new()
+            .route("/mcp", axum::routing::any(handle))
+            .with_state(Arc::new(gate));
         axum::serve(self.listener, router)
             .with_graceful_shutdown(async move {
                 shutdown.await;
@@ -86,4 +143,203 @@ impl HttpEndpoint {
             .await?;
         Ok(())
     }
+}
+
+/// What the handler in front of `rmcp` needs.
+struct Gate {
+    service: StreamableHttpService<ToolServer, LocalSessionManager>,
+    manager: Arc<LocalSessionManager>,
+    origins: AllowedOrigins,
+    max_sessions: usize,
+    max_body: usize,
+    idle: Duration,
+    /// Sessions being opened (an `initialize` in flight), counted against the cap with the
+    /// live ones so that concurrent `initialize`s cannot overshoot it.
+    opening: Mutex<usize>,
+}
+
+/// A place taken for a session being opened; given back when dropped.
+struct Opening<'a>(&'a Mutex<usize>);
+
+impl Drop for Opening<'_> {
+    fn drop(&mut self) {
+        *self.0.lock() -= 1;
+    }
+}
+
+async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .map(HeaderValue::as_bytes);
+    if let Err(reason) = gate.origins.check(origin) {
+        tracing::warn!(%reason, "refused an MCP request");
+        let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
+        return json_error(StatusCode::FORBIDDEN, &error);
+    }
+    match *request.method() {
+        Method::POST => gate.post(request).await,
+        Method::DELETE => gate.delete(request).await,
+        _ => gate.forward(request, None).await,
+    }
+}
+
+impl Gate {
+    async fn post(&self, request: Request) -> Response {
+        let (parts, body) = request.into_parts();
+        let bytes = match read_body(body, self.max_body).await {
+            Ok(bytes) => bytes,
+            Err(response) => return response,
+        };
+        let (id, opens_session) = match jsonrpc::read_message(&bytes) {
+            Incoming::Message(message) => match &*message {
+                ClientJsonRpcMessage::Request(request) => (
+                    serde_json::to_value(&request.id).ok(),
+                    matches!(request.request, ClientRequest::InitializeRequest(_))
+                        && !parts.headers.contains_key(SESSION_HEADER),
+                ),
+                _ => (None, false),
+            },
+            Incoming::Refused(error) => return json_error(StatusCode::BAD_REQUEST, &error),
+            Incoming::Ignored => {
+                let error = JsonRpcError::new(
+                    None,
+                    ErrorCode::INVALID_REQUEST.0,
+                    "Invalid Request: the body is empty or not a JSON-RPC message.",
+                );
+                return json_error(StatusCode::BAD_REQUEST, &error);
+            }
+        };
+        let request = Request::from_parts(parts, Body::from(bytes));
+        if !opens_session {
+            return self.forward(request, id).await;
+        }
+        let Some(place) = self.open().await else {
+            tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
+            let error = JsonRpcError::new(
+                id,
+                jsonrpc::SERVER_BUSY,
+                format!(
+                    "Too many sessions: this server holds at most {} MCP sessions at once and \
+                     all are in use, so no session was opened. End one (HTTP DELETE with its \
+                     Mcp-Session-Id) or retry later: a session idle for {} s ends by itself.",
+                    self.max_sessions,
+                    self.idle.as_secs()
+                ),
+            );
+            return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
+        };
+        let response = self.forward(request, id).await;
+        // rmcp has registered the session (or failed to) by the time it answers.
+        drop(place);
+        response
+    }
+
+    /// Takes a place for a new session, if there is one left.
+    async fn open(&self) -> Option<Opening<'_>> {
+        // The read guard keeps sessions from being added while the places are counted.
+        let live = self.manager.sessions.read().await;
+        let mut opening = self.opening.lock();
+        if live.len() + *opening >= self.max_sessions {
+            return None;
+        }
+        *opening += 1;
+        Some(Opening(&self.opening))
+    }
+
+    async fn delete(&self, request: Request) -> Response {
+        let session = request
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        if let Some(session) = session
+            && !self
+                .manager
+                .sessions
+                .read()
+                .await
+                .contains_key(session.as_str())
+        {
+            let error = JsonRpcError::new(
+                None,
+                ErrorCode::INVALID_REQUEST.0,
+                "Not Found: no such session (it ended, expired, or never existed).",
+            );
+            return json_error(StatusCode::NOT_FOUND, &error);
+        }
+        let mut response = self.forward(request, None).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::NO_CONTENT;
+        }
+        response
+    }
+
+    /// `rmcp` answers; a plain-text error of its gets a JSON-RPC body (with `id`, if known).
+    async fn forward(&self, request: Request, id: Option<Value>) -> Response {
+        let response = self.service.handle(request).await.map(Body::new);
+        let status = response.status();
+        let is_json = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.starts_with("application/json"));
+        if !(status.is_client_error() || status.is_server_error()) || is_json {
+            return response;
+        }
+        let (parts, body) = response.into_parts();
+        let text = axum::body::to_bytes(body, ERROR_TEXT_BYTES)
+            .await
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
+        let code = if status.is_server_error() {
+            ErrorCode::INTERNAL_ERROR.0
+        } else {
+            ErrorCode::INVALID_REQUEST.0
+        };
+        let message = if text.is_empty() {
+            status.canonical_reason().unwrap_or("error").to_owned()
+        } else {
+            text
+        };
+        let mut rewritten = json_error(status, &JsonRpcError::new(id, code, message));
+        // Keep what the status needs (`Allow` on a 405, say).
+        for (name, value) in &parts.headers {
+            if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+                rewritten.headers_mut().insert(name, value.clone());
+            }
+        }
+        rewritten
+    }
+}
+
+/// The body, up to `limit` bytes; a longer body is answered 413 without reading the rest.
+async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
+    let mut stream = body.into_data_stream();
+    let mut collected = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|err| {
+            let error = JsonRpcError::new(
+                None,
+                ErrorCode::INVALID_REQUEST.0,
+                format!("Invalid Request: the body could not be read: {err}."),
+            );
+            json_error(StatusCode::BAD_REQUEST, &error)
+        })?;
+        if collected.len() + chunk.len() > limit {
+            let head = [collected.as_slice(), &chunk].concat();
+            let head = &head[..jsonrpc::id_search_bytes(limit).min(head.len())];
+            return Err(json_error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &jsonrpc::oversize(head, limit),
+            ));
+        }
+        collected.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(collected))
+}
+
+fn json_error(status: StatusCode, error: &JsonRpcError) -> Response {
+    let body = error.to_value().to_string();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

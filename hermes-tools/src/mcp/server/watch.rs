@@ -26,6 +26,7 @@ impl ListingWatch {
     /// the session began is not mistaken for the baseline.
     pub(super) fn new(server: &ToolServer) -> Self {
         Self {
+            // A clone carries the configuration, not the connection's session state.
             server: server.clone(),
             listing: server.listing().ok(),
         }

@@ -1,0 +1,240 @@
+//! Finding, killing and reaping a call's processes through `/proc` (Linux).
+//!
+//! A process belongs to a call when it is in the call's process group, when its environment
+//! holds the call's marker, or when it descends from the agent and holds the call's output
+//! pipe open. Once the agent is a subreaper, every process a call started stays in the agent's
+//! tree, so only descendants are read (a sweep reads every `/proc/PID/stat`, and the
+//! environment and open files of the agent's descendants only). [`kill_everything`] sends `SIGKILL` to each, in rounds, until a whole round finds
+//! none it had not already killed: a process cannot fork once `SIGKILL` is pending, and a
+//! child forked before that is in `/proc` before the signal is sent, so the next round sees it.
+//!
+//! The agent is made a child subreaper ([`become_subreaper`]), so a killed process whose parent
+//! died comes back to the agent rather than to PID 1 (which in a container may never reap it).
+//! [`reap`] reaps those, and only those: a zombie child that tokio or another part of the
+//! agent is waiting for must be left to it, or its `wait` fails.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::sync::OnceLock;
+
+use nix::sys::signal::{Signal, kill};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::{Pid, getsid};
+
+/// A process, as `/proc/PID/stat` describes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stat {
+    pub(super) pid: i32,
+    ppid: i32,
+    pgid: i32,
+    sid: i32,
+    /// `R`, `S`, `D`, `Z`...
+    state: u8,
+    /// When it started, in clock ticks since boot.
+    pub(super) start: u64,
+}
+
+impl Stat {
+    fn is_zombie(&self) -> bool {
+        self.state == b'Z'
+    }
+}
+
+/// Reads `/proc/PID/stat`; `None` when the process is gone.
+pub(super) fn stat(pid: i32) -> Option<Stat> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_stat(pid, &text)
+}
+
+/// Parses a stat line. The command name (second field) is in parentheses and may itself hold
+/// spaces and parentheses, so the fields are counted from the last `)`.
+fn parse_stat(pid: i32, text: &str) -> Option<Stat> {
+    let rest = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_ascii_whitespace().collect();
+    // After the name: state (field 3), ppid, pgrp, session, ..., starttime (field 22).
+    Some(Stat {
+        pid,
+        state: *fields.first()?.as_bytes().first()?,
+        ppid: fields.get(1)?.parse().ok()?,
+        pgid: fields.get(2)?.parse().ok()?,
+        sid: fields.get(3)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// Every process visible in `/proc`.
+fn processes() -> Vec<Stat> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter_map(stat)
+        .collect()
+}
+
+/// This process's pid, as the kernel's `pid_t`.
+pub(super) fn own_pid() -> i32 {
+    Pid::this().as_raw()
+}
+
+/// Makes the agent a child subreaper, once: orphans of its descendants are re-parented to it
+/// instead of to PID 1. Best effort: where the kernel refuses, orphans go to PID 1 as before
+/// (they are still killed; PID 1 reaps them, or not). Returns whether the agent is one.
+pub(super) fn become_subreaper() -> bool {
+    static SUBREAPER: OnceLock<bool> = OnceLock::new();
+    *SUBREAPER.get_or_init(|| nix::sys::prctl::set_child_subreaper(true).is_ok())
+}
+
+/// How one call's processes are recognised.
+pub(super) struct Call<'a> {
+    /// The shell's pid, which is also the call's process group id.
+    pub(super) shell: i32,
+    /// `HERMES_CALL_ID=...`, as it appears in `/proc/PID/environ`.
+    pub(super) marker: &'a [u8],
+    /// The output pipe, as `/proc/PID/fd/N` links name it: `pipe:[INODE]`.
+    pub(super) pipe: &'a str,
+    /// When the shell started (clock ticks since boot).
+    pub(super) since: u64,
+}
+
+/// Rounds of [`kill_everything`] before it gives up on a process tree that keeps forking
+/// (each round kills what it finds, so this only bounds a pathological race).
+const MAX_ROUNDS: usize = 32;
+
+/// Kills every live process of `call` and adds to `pending` the ones to reap later: those
+/// killed, and the call's zombies (in its group, children of a process killed, or re-parented
+/// to the agent after leaving its session). The shell itself is never added: tokio reaps it.
+pub(super) fn kill_everything(call: &Call<'_>, pending: &mut BTreeSet<i32>) {
+    let me = own_pid();
+    let my_session = getsid(None).map_or(-1, Pid::as_raw);
+    let subreaper = become_subreaper();
+    let mut killed = BTreeSet::new();
+    for _ in 0..MAX_ROUNDS {
+        let table = processes();
+        let descendants = descendants(me, &table);
+        let mut found_new = false;
+        for process in table.iter().filter(|p| p.pid != me && !p.is_zombie()) {
+            // A subreaper's orphans stay in its tree, so only the agent's descendants can be
+            // the call's; otherwise an orphan may be anywhere, and only the marker finds it.
+            let descends = descendants.contains(&process.pid);
+            let marked = || (descends || !subreaper) && has_marker(process.pid, call.marker);
+            if process.pgid == call.shell || marked() || descends && holds(process.pid, call.pipe) {
+                // ESRCH (it just exited) and EPERM (it changed user) leave nothing to do.
+                let _ = kill(Pid::from_raw(process.pid), Signal::SIGKILL);
+                found_new |= killed.insert(process.pid);
+            }
+        }
+        // A zombie's environment and open files are gone: these are the marks it keeps.
+        for zombie in table
+            .iter()
+            .filter(|p| p.is_zombie() && p.pid != call.shell)
+        {
+            let adopted =
+                zombie.ppid == me && zombie.sid != my_session && zombie.start >= call.since;
+            if zombie.pgid == call.shell || killed.contains(&zombie.ppid) || adopted {
+                pending.insert(zombie.pid);
+            }
+        }
+        if !found_new {
+            break;
+        }
+    }
+    killed.remove(&call.shell);
+    pending.extend(killed);
+}
+
+/// The pids descending from `root` in `table`.
+fn descendants(root: i32, table: &[Stat]) -> BTreeSet<i32> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    for process in table {
+        children.entry(process.ppid).or_default().push(process.pid);
+    }
+    let mut found = BTreeSet::new();
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        for &child in children.get(&pid).into_iter().flatten() {
+            if found.insert(child) {
+                stack.push(child);
+            }
+        }
+    }
+    found
+}
+
+/// Whether the environment of `pid` holds `marker` as a whole entry. Another user's process
+/// cannot be read, and is not ours to kill anyway.
+fn has_marker(pid: i32, marker: &[u8]) -> bool {
+    fs::read(format!("/proc/{pid}/environ"))
+        .is_ok_and(|environ| environ.split(|&b| b == 0).any(|entry| entry == marker))
+}
+
+/// Whether `pid` has a file descriptor open on `target` (`pipe:[INODE]`).
+fn holds(pid: i32, target: &str) -> bool {
+    let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(Result::ok)
+        .any(|fd| fs::read_link(fd.path()).is_ok_and(|link| link.as_os_str() == target))
+}
+
+/// Reaps the processes of `pending` that died and came back to the agent, and forgets those
+/// that are gone or that a living parent outside the call will reap. What is left is still
+/// dying, or is the zombie of a dying parent (one of `pending`, or the call's `shell`), on its
+/// way back to the agent.
+pub(super) fn reap(pending: &mut BTreeSet<i32>, shell: i32) {
+    let me = own_pid();
+    let snapshot: Vec<i32> = pending.iter().copied().collect();
+    for pid in snapshot {
+        let Some(process) = stat(pid) else {
+            pending.remove(&pid);
+            continue;
+        };
+        if !process.is_zombie() {
+            continue;
+        }
+        if process.ppid == me {
+            let status = waitpid(Pid::from_raw(pid), Some(WaitPidFlag::WNOHANG));
+            // StillAlive: it died between the read and the wait; the next round reaps it.
+            if !matches!(status, Ok(WaitStatus::StillAlive)) {
+                pending.remove(&pid);
+            }
+        } else if process.ppid != shell && !pending.contains(&process.ppid) {
+            pending.remove(&pid);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_are_counted_from_the_last_parenthesis() {
+        let line = "4242 (a) b (c) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 987654 \
+                    1 2 3\n";
+        let stat = parse_stat(4242, line).unwrap();
+        assert_eq!(
+            stat,
+            Stat {
+                pid: 4242,
+                ppid: 1,
+                pgid: 4242,
+                sid: 4242,
+                state: b'S',
+                start: 987_654,
+            }
+        );
+        assert_eq!(parse_stat(1, "1 (truncated"), None);
+        assert_eq!(parse_stat(1, "1 (x) S 0"), None);
+    }
+
+    #[test]
+    fn this_process_reads_as_itself() {
+        let me = stat(own_pid()).unwrap();
+        assert_eq!(me.pid, own_pid());
+        assert_eq!(me.ppid, nix::unistd::getppid().as_raw());
+        assert!(!me.is_zombie());
+        assert!(descendants(1, &processes()).contains(&own_pid()));
+    }
+}

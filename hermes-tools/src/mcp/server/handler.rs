@@ -1,0 +1,187 @@
+//! The MCP methods a [`ToolServer`] answers: `rmcp`'s [`ServerHandler`] over the registry.
+
+use std::borrow::Cow;
+
+use rmcp::ErrorData;
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
+
+use super::watch::ListingWatch;
+use super::{Listing, ToolServer, convert, jsonrpc};
+use crate::ToolContext;
+use crate::nearest::nearest;
+
+/// The header that carries a Streamable HTTP session's id.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+impl ToolServer {
+    /// The context of one call: this connection's session, except for an HTTP request outside
+    /// any session (the 2026-07-28 protocol has none), which gets no session at all: a fresh
+    /// one would make a tool's state vanish after the call, silently.
+    fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
+        let sessionless_http = request
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_some_and(|parts| !parts.headers.contains_key(SESSION_HEADER));
+        if sessionless_http {
+            self.context.clone().without_session()
+        } else {
+            self.session_context().clone()
+        }
+    }
+}
+
+/// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
+/// registry has it anyway (outside the selection, unavailable, or for the agent loop only).
+fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
+    let suggestions = nearest(name, listing.iter().map(|(name, _)| name));
+    let mut message = if registered {
+        format!("Unknown tool: {name:?} is not among the tools this server offers.")
+    } else {
+        format!("Unknown tool: {name:?}.")
+    };
+    if suggestions.is_empty() {
+        message.push_str(" Call one of the tools in tools/list.");
+    } else {
+        message.push_str(&format!(" Did you mean: {}?", suggestions.join(", ")));
+    }
+    ErrorData::invalid_params(
+        message,
+        Some(serde_json::json!({"tool": name, "suggestions": suggestions})),
+    )
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        let config = ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
+        match &self.instructions {
+            Some(text) => config.with_instructions(text.clone()),
+            None => config,
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let listing = self.listing_or_error()?;
+        let snapshot = self.registry.snapshot();
+        let tools = listing
+            .iter()
+            .map(|(name, definition)| convert::tool(definition, snapshot.get(name).map(|t| &**t)))
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let listing = self.listing_or_error()?;
+        let name: &str = &request.name;
+        if !listing.contains(name) {
+            let registered = self.registry.get(name).is_some();
+            return Err(unknown_tool(name, &listing, registered));
+        }
+        let args = match &request.arguments {
+            Some(arguments) => serde_json::to_string(arguments)
+                .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
+            None => "{}".to_owned(),
+        };
+        // A sync tool runs on this task's worker, as in `rmcp`'s server: `block_in_place` would
+        // cost more than most tools (5-15 µs). A tool that may block for long is `blocking`.
+        let mut options = self.options.clone().on_worker();
+        if self.agent_loop_tools {
+            // The operator made this client the agent loop (and listed its tools).
+            options = options.from_agent_loop();
+        }
+        let options = options.definitions(listing.definitions.clone());
+        let ctx = self.call_context(&context);
+        let call = self.registry.call_with(name, &args, &ctx, &options);
+        // A client's `notifications/cancelled` drops the call: an async tool stops at its next
+        // await point (a `blocking` one finishes on the blocking pool, unobserved).
+        let answer = tokio::select! {
+            answer = call => answer,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error(
+                    Cow::Owned(format!("the call to {name} was cancelled")),
+                    None,
+                ));
+            }
+        };
+        Ok(convert::call_result(&answer).into())
+    }
+
+    /// `rmcp` reads a request of a known method whose params do not parse as a custom
+    /// request; say what is wrong with them (-32602) instead of "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        let CustomRequest { method, params, .. } = request;
+        Err(
+            jsonrpc::bad_params(&method, params.as_ref()).unwrap_or_else(|| {
+                ErrorData::new(
+                    ErrorCode::METHOD_NOT_FOUND,
+                    format!("Method not found: {method}"),
+                    Some(serde_json::json!({"method": method})),
+                )
+            }),
+        )
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Sessions of the `initialize` era are told of changes on the session itself.
+        let peer = context.peer;
+        let watch = ListingWatch::new(self);
+        tokio::spawn(async move {
+            let open = || !peer.is_transport_closed();
+            let notify = || async { peer.notify_tool_list_changed().await.is_ok() };
+            watch.run(open, notify).await;
+        });
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.accepted_at.store(
+            self.registry.generation(),
+            std::sync::atomic::Ordering::Release,
+        );
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        // The 2026-07-28 era has no session: changes go to `subscriptions/listen` streams.
+        if context.accepted().tools_list_changed == Some(true) {
+            let watch = ListingWatch::new(self);
+            let sink = context.sink().clone();
+            let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
+            // A change between the acknowledgment and now: announce it (an extra announcement,
+            // should two subscriptions race here, only makes a client list again).
+            let accepted_at = self.accepted_at.load(std::sync::atomic::Ordering::Acquire);
+            if self.registry.generation() != accepted_at && !notify().await {
+                return Ok(());
+            }
+            tokio::select! {
+                () = context.cancelled() => {}
+                () = watch.run(|| true, notify) => {}
+            }
+        } else {
+            context.cancelled().await;
+        }
+        Ok(())
+    }
+}

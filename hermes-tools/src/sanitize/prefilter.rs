@@ -1,0 +1,206 @@
+//! Which rules can match a text, decided in one pass: every answer the model receives comes
+//! through here, and almost none holds a credential.
+//!
+//! Every rule lists markers: literals, one of which occurs (ASCII case-insensitively) in every
+//! match (see `catalogue`). Three rules have no literal and a `probe` instead.
+//!
+//! The pass is one Aho-Corasick automaton (a DFA, ASCII case-insensitive) over *triggers*: the
+//! markers, with families folded into one literal they share (the hundred `api_key`,
+//! `AccountKey`, `x-api-key`… markers are all `key`; `sk_live_`, `rk_live_`, `pk_live_` are
+//! `_live_`), so the automaton stays small. On a clean text nothing is found and that is the
+//! whole cost. Each trigger found is checked against the markers holding it, at its place
+//! (`keys` holds `key` but no marker), and the rules of the markers that are there are the
+//! candidates; the search resumes one byte after the trigger's start, so overlapping markers are
+//! all seen. The probes come last.
+
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+
+use super::catalogue::RULES;
+
+/// Literals standing in the search for every marker containing them.
+const FAMILIES: &[&str] = &[
+    "key", "_live_", "_test_", "_v1_", "dp.", "xox", "shp", "sntry", "_pat_", "$2", "$a",
+];
+
+/// Which rules may match a text: one flag per rule.
+pub(super) struct Candidates([bool; RULES.len()]);
+
+impl Candidates {
+    pub(super) fn is_empty(&self) -> bool {
+        !self.0.contains(&true)
+    }
+
+    /// The indices of the rules to run.
+    pub(super) fn rules(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0
+            .iter()
+            .enumerate()
+            .filter_map(|(rule, &run)| run.then_some(rule))
+    }
+}
+
+/// `api?key` -> `apikey`, `api key`, `api_key`, `api-key`, `api.key`, lower-cased as ASCII
+/// (matching is ASCII case-insensitive; `ПАРОЛЬ` is its own marker).
+fn expand(marker: &str) -> Vec<String> {
+    match marker.split_once('?') {
+        None => vec![marker.to_ascii_lowercase()],
+        Some((head, tail)) => ["", " ", "_", "-", "."]
+            .iter()
+            .flat_map(|sep| expand(&format!("{head}{sep}{tail}")))
+            .collect(),
+    }
+}
+
+/// The triggers: the families, and every marker containing none of them; none containing
+/// another (so no two start at one place, and resuming one byte on finds every start).
+pub(super) fn triggers() -> Vec<String> {
+    let mut triggers: Vec<String> = FAMILIES.iter().map(|f| (*f).to_owned()).collect();
+    for marker in RULES
+        .iter()
+        .flat_map(|r| r.markers.iter().flat_map(|m| expand(m)))
+    {
+        if !triggers.iter().any(|t| marker.contains(t.as_str())) {
+            triggers.push(marker);
+        }
+    }
+    let all = triggers.clone();
+    triggers.retain(|t| {
+        !all.iter()
+            .any(|other| other != t && t.contains(other.as_str()))
+    });
+    triggers
+}
+
+struct Prefilter {
+    /// Every marker, expanded and lower-cased.
+    markers: Vec<String>,
+    /// Marker -> the rules it stands for.
+    rules_of: Vec<Vec<usize>>,
+    /// The triggers, ASCII case-insensitively.
+    automaton: AhoCorasick,
+    /// Trigger -> the markers holding it, with where in the marker it stands.
+    holders: Vec<Vec<(usize, usize)>>,
+}
+
+static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
+    let mut markers: Vec<String> = Vec::new();
+    let mut rules_of: Vec<Vec<usize>> = Vec::new();
+    for (rule, r) in RULES.iter().enumerate() {
+        for marker in r.markers.iter().flat_map(|m| expand(m)) {
+            match markers.iter().position(|m| *m == marker) {
+                Some(id) => rules_of[id].push(rule),
+                None => {
+                    markers.push(marker);
+                    rules_of.push(vec![rule]);
+                }
+            }
+        }
+    }
+    let triggers = triggers();
+    let holders = triggers
+        .iter()
+        .map(|t| {
+            markers
+                .iter()
+                .enumerate()
+                .flat_map(|(m, marker)| {
+                    marker
+                        .match_indices(t.as_str())
+                        .map(move |(offset, _)| (m, offset))
+                })
+                .collect()
+        })
+        .collect();
+    let automaton = AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::LeftmostFirst)
+        .kind(Some(AhoCorasickKind::DFA))
+        .build(&triggers)
+        // The markers are constants of the catalogue, covered by its tests.
+        .unwrap_or_else(|err| panic!("the redaction markers do not build: {err}"));
+    Prefilter {
+        markers,
+        rules_of,
+        automaton,
+        holders,
+    }
+});
+
+impl Prefilter {
+    /// Marks the rules of the markers holding `trigger` that stand at `at` in `bytes`.
+    fn check(&self, trigger: usize, at: usize, bytes: &[u8], found: &mut [bool]) {
+        for &(marker, offset) in &self.holders[trigger] {
+            let literal = self.markers[marker].as_bytes();
+            let there = at
+                .checked_sub(offset)
+                .and_then(|start| bytes.get(start..start + literal.len()))
+                .is_some_and(|window| window.eq_ignore_ascii_case(literal));
+            if there {
+                for &rule in &self.rules_of[marker] {
+                    found[rule] = true;
+                }
+            }
+        }
+    }
+}
+
+/// The prefilter: which rules can match `text`.
+pub(super) fn candidates(text: &str) -> Candidates {
+    let prefilter = &*PREFILTER;
+    let bytes = text.as_bytes();
+    let mut found = [false; RULES.len()];
+    let mut from = 0;
+    while let Some(hit) = prefilter
+        .automaton
+        .find(Input::new(bytes).range(from..bytes.len()))
+    {
+        prefilter.check(hit.pattern().as_usize(), hit.start(), bytes, &mut found);
+        from = hit.start() + 1;
+    }
+    for (rule, r) in RULES.iter().enumerate() {
+        if let Some(probe) = r.probe
+            && !found[rule]
+        {
+            found[rule] = probe(bytes);
+        }
+    }
+    Candidates(found)
+}
+
+/// Test helpers.
+#[cfg(test)]
+pub(super) mod inspect {
+    use super::*;
+
+    /// Every marker, expanded, with its rule's name.
+    pub(in crate::sanitize) fn markers() -> Vec<(&'static str, String)> {
+        RULES
+            .iter()
+            .flat_map(|r| {
+                r.markers
+                    .iter()
+                    .flat_map(|m| expand(m))
+                    .map(|m| (r.name, m))
+            })
+            .collect()
+    }
+
+    /// The rules whose markers occur in `text`, found the plain way: every marker, overlapping.
+    pub(in crate::sanitize) fn by_all_markers(text: &str) -> Vec<usize> {
+        static ALL: LazyLock<AhoCorasick> = LazyLock::new(|| {
+            AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(&PREFILTER.markers)
+                .unwrap()
+        });
+        let mut found = [false; RULES.len()];
+        for hit in ALL.find_overlapping_iter(text) {
+            for &rule in &PREFILTER.rules_of[hit.pattern().as_usize()] {
+                found[rule] = true;
+            }
+        }
+        (0..RULES.len()).filter(|&r| found[r]).collect()
+    }
+}

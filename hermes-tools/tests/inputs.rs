@@ -1,0 +1,496 @@
+//! Inputs nobody should be able to publish or send: parameter schemas providers reject,
+//! toolset names no selection can reach, answers strict JSON parsers refuse, and spill
+//! directories that grow without end.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use hermes_tools::toolsets::ToolsetNameError;
+use hermes_tools::{
+    Composite, Config, DefinitionsRequest, Format, RegisterError, Tool, ToolContext, ToolRegistry,
+    tool,
+};
+use serde_json::{Value, json};
+
+fn with_schema(name: &str, schema: Value) -> Tool {
+    Tool::builder(name, "inputs")
+        .description("A tool with a hand-written schema.")
+        .parameters(schema)
+        .handler(|_, _| "ok")
+        .build()
+}
+
+fn refusal(registry: &ToolRegistry, schema: Value) -> (String, String) {
+    match registry.register(with_schema("bad", schema.clone())) {
+        Err(RegisterError::InvalidSchema {
+            name,
+            pointer,
+            problem,
+        }) => {
+            assert_eq!(name, "bad");
+            (pointer, problem)
+        }
+        other => panic!("{schema} was not refused for its schema: {other:?}"),
+    }
+}
+
+#[test]
+fn schemas_providers_reject_are_refused_with_where_and_why() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(with_schema(
+            "good",
+            json!({"type": "object", "properties": {"q": {"type": "string"}}}),
+        ))
+        .unwrap();
+    let generation = registry.generation();
+
+    let cases = [
+        (
+            json!({"type": "array", "items": {"type": "string"}}),
+            "/type",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/Nope"}}}),
+            "/properties/a/$ref",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"type": 7}}}),
+            "/properties/a/type",
+        ),
+        (
+            json!({"type": "object", "properties": ["a", "b"]}),
+            "/properties",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}}),
+            "/properties/a/$ref",
+        ),
+        (json!(42), ""),
+        (json!(null), ""),
+        (json!(false), ""),
+        (json!("object"), ""),
+    ];
+    for (schema, pointer) in cases {
+        let (at, problem) = refusal(&registry, schema.clone());
+        assert_eq!(at, pointer, "{schema}: {problem}");
+    }
+    let (_, problem) = refusal(&registry, json!(null));
+    assert!(problem.contains("null, not a JSON object"), "{problem}");
+    let err = registry
+        .register(with_schema(
+            "bad",
+            json!({"type": "object", "properties": {"a": {"type": 7}}}),
+        ))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "tool \"bad\" has an invalid parameter schema at \"/properties/a/type\": \"type\" must \
+         be one of \"array\", \"boolean\", \"integer\", \"null\", \"number\", \"object\", \
+         \"string\", or a non-empty array of distinct ones, not the number 7"
+    );
+
+    // Nothing changed, and the good tool still goes out, alone and valid.
+    assert_eq!(registry.generation(), generation);
+    assert!(registry.get("bad").is_none());
+    let definitions = registry
+        .definitions(&DefinitionsRequest::all().format(Format::OpenAi))
+        .unwrap();
+    assert_eq!(definitions.len(), 1);
+    let parameters = &definitions[0]["function"]["parameters"];
+    jsonschema::draft202012::meta::validate(parameters).expect("a valid 2020-12 schema");
+}
+
+/// Echo nothing; its schema comes from schemars and is never walked by the check.
+#[tool(toolset = "inputs_static")]
+fn generated_schema(
+    /// Anything.
+    text: Option<String>,
+) -> String {
+    text.unwrap_or_default()
+}
+
+#[test]
+fn generated_and_well_formed_schemas_register() {
+    let registry = ToolRegistry::new();
+    registry
+        .register(Tool::from_decl(&GENERATED_SCHEMA_TOOL))
+        .unwrap();
+    for (name, schema) in [
+        ("empty", json!({})),
+        ("no_type", json!({"properties": {"a": {"type": "integer"}}})),
+        (
+            "refs",
+            json!({
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {"tree": {"$ref": "#/$defs/Tree"}},
+                "$defs": {"Tree": {"type": "object", "properties": {"kids": {
+                    "type": "array", "items": {"$ref": "#/$defs/Tree"}}}}}
+            }),
+        ),
+    ] {
+        registry.register(with_schema(name, schema)).unwrap();
+    }
+    // `{}` and a schema without `type` go out as object schemas.
+    assert_eq!(
+        registry.get("empty").unwrap().parameters(),
+        &json!({"type": "object", "properties": {}})
+    );
+    assert_eq!(
+        registry.get("no_type").unwrap().parameters()["type"],
+        "object"
+    );
+}
+
+#[test]
+fn toolset_names_no_selection_can_reach_are_refused() {
+    let registry = ToolRegistry::new();
+    let before = registry.generation();
+    for (name, problem) in [
+        ("", ToolsetNameError::Empty),
+        ("all", ToolsetNameError::Reserved),
+        ("*", ToolsetNameError::Reserved),
+        ("my tools", ToolsetNameError::Whitespace),
+        ("web\n", ToolsetNameError::Whitespace),
+        ("web\u{1b}", ToolsetNameError::Control),
+        ("web,files", ToolsetNameError::Comma),
+    ] {
+        let tool = Tool::builder("t", name).handler(|_, _| "ok").build();
+        match registry.register(tool) {
+            Err(RegisterError::InvalidToolset {
+                name: refused,
+                problem: why,
+                used_as,
+            }) => {
+                assert_eq!((refused.as_str(), why), (name, problem));
+                assert_eq!(used_as, "the toolset of tool \"t\"");
+            }
+            other => panic!("{name:?}: {other:?}"),
+        }
+        assert!(matches!(
+            registry.register_toolset(Composite::new(name, "Bad.")),
+            Err(RegisterError::InvalidToolset { problem: why, .. }) if why == problem
+        ));
+        assert!(registry.register_alias(name, "web").is_err(), "{name:?}");
+        assert!(registry.register_alias("web2", name).is_err(), "{name:?}");
+    }
+    let err = registry.register_alias("all", "mcp-all").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "alias \"all\" is not a valid toolset name: `all` and `*` are reserved (they select \
+         every tool); choose another name"
+    );
+    assert_eq!(registry.generation(), before, "no refusal changes anything");
+    assert!(registry.snapshot().composites().is_empty());
+    assert!(registry.snapshot().aliases().is_empty());
+
+    // What is fine stays fine.
+    registry
+        .register_toolset(Composite::new("mcp-time", "Time."))
+        .unwrap();
+    registry.register_alias("time", "mcp-time").unwrap();
+}
+
+/// `depth` arrays, one inside the other.
+fn nested(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+/// Return the text it is given, as `String` tools do.
+#[tool(toolset = "inputs_static")]
+fn deep_text(
+    /// How deep to nest.
+    depth: usize,
+) -> String {
+    nested(depth)
+}
+
+/// What a strict parser (serde_json's default) makes of an answer.
+fn strictly(answer: &hermes_tools::ToolAnswer) -> Value {
+    serde_json::from_str(answer.as_str())
+        .unwrap_or_else(|err| panic!("a strict parser refuses the answer: {err}"))
+}
+
+#[test]
+fn answers_too_deep_for_strict_parsers_are_sent_as_text_on_every_path() {
+    let registry = ToolRegistry::new();
+    registry.register(Tool::from_decl(&DEEP_TEXT_TOOL)).unwrap();
+    registry
+        .register(
+            Tool::builder("deep_value", "inputs")
+                .parameters(json!({"type": "object", "properties": {"depth": {"type": "integer"}}}))
+                .handler(|args, _| {
+                    let depth = args["depth"].as_u64().unwrap_or(0) as usize;
+                    serde_json::from_str::<Value>(&nested(depth.min(120))).map(|mut value| {
+                        // Past what a parse can build: nest a parsed value further by hand.
+                        for _ in 120..depth {
+                            value = Value::Array(vec![value]);
+                        }
+                        value
+                    })
+                })
+                .build(),
+        )
+        .unwrap();
+    let ctx = ToolContext::new();
+    for depth in [127, 128, 129, 200, 10_000] {
+        let args = json!({ "depth": depth }).to_string();
+        let answer = registry.call_blocking("deep_text", &args, &ctx);
+        let sent = strictly(&answer);
+        if depth <= 127 {
+            assert_eq!(
+                answer.as_str(),
+                nested(depth),
+                "127 levels parse: sent as is"
+            );
+        } else {
+            assert_eq!(sent, json!({ "result": nested(depth) }), "depth {depth}");
+        }
+        if depth <= 200 {
+            let answer = registry.call_blocking("deep_value", &args, &ctx);
+            let sent = strictly(&answer);
+            if depth > 127 {
+                assert_eq!(sent["result"], nested(depth), "depth {depth}");
+            }
+        }
+    }
+
+    // A transform hook's replacement too.
+    registry.hooks().add_transform(None, |record| {
+        (record.name == "deep_text").then(|| nested(10_000))
+    });
+    let answer = registry.call_blocking("deep_text", r#"{"depth": 1}"#, &ctx);
+    assert_eq!(strictly(&answer), json!({ "result": nested(10_000) }));
+}
+
+/// Print a numbered report, far over its budget.
+#[tool(toolset = "inputs_static", max_result_chars = 600)]
+fn long_report(
+    /// Which report.
+    n: u32,
+) -> String {
+    (0..400)
+        .map(|line| format!("report {n} line {line}\n"))
+        .collect()
+}
+
+fn spill_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+fn spilling(dir: &Path, change: impl FnOnce(&mut Config)) -> ToolRegistry {
+    let registry = ToolRegistry::new();
+    registry
+        .register(Tool::from_decl(&LONG_REPORT_TOOL))
+        .unwrap();
+    let mut config = Config {
+        spill_dir: Some(dir.to_owned()),
+        ..Config::default()
+    };
+    change(&mut config);
+    registry.set_config(config);
+    registry
+}
+
+fn spill_of(registry: &ToolRegistry, n: u32) -> (Value, Option<PathBuf>) {
+    let answer = registry.call_blocking(
+        "long_report",
+        &json!({ "n": n }).to_string(),
+        &ToolContext::new(),
+    );
+    let value = answer.to_value();
+    let file = value["spill_file"].as_str().map(PathBuf::from);
+    (value, file)
+}
+
+#[test]
+fn spill_files_are_bounded_in_number_oldest_first_and_other_files_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("README.txt"), "the operator's own file").unwrap();
+    let registry = spilling(dir.path(), |config| config.spill_max_files = 3);
+    let mut files = Vec::new();
+    for n in 0..6 {
+        let (_, file) = spill_of(&registry, n);
+        let file = file.expect("spilled");
+        // Distinct modification times, so "oldest" is not a tie broken by name alone.
+        std::thread::sleep(Duration::from_millis(20));
+        files.push(file);
+    }
+    for (n, file) in files.iter().enumerate() {
+        assert_eq!(file.exists(), n >= 3, "spill {n}: {}", file.display());
+    }
+    let names = spill_names(dir.path());
+    assert_eq!(names.len(), 4, "{names:?}");
+    assert!(names.contains(&"README.txt".to_owned()));
+    // The newest answer's file is whole: the report's last line is in it.
+    let last = fs::read_to_string(&files[5]).unwrap();
+    assert!(last.contains("report 5 line 399"));
+}
+
+#[test]
+fn spill_files_are_bounded_in_bytes_and_age() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each report renders to about 9 KB: two fit in 20,000 bytes, three do not.
+    let registry = spilling(dir.path(), |config| config.spill_max_bytes = 20_000);
+    let first = spill_of(&registry, 0).1.unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let second = spill_of(&registry, 1).1.unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let third = spill_of(&registry, 2).1.unwrap();
+    assert!(!first.exists() && second.exists() && third.exists());
+    let total: u64 = [&second, &third]
+        .iter()
+        .map(|file| fs::metadata(file).unwrap().len())
+        .sum();
+    assert!(total <= 20_000, "{total}");
+
+    // An answer larger than the whole bound is not spilled, and the marker says why.
+    let tiny = spilling(dir.path(), |config| config.spill_max_bytes = 1_000);
+    let (cut, file) = spill_of(&tiny, 3);
+    assert_eq!(file, None);
+    let content = cut["content"].as_str().unwrap();
+    assert!(
+        content.contains("could not be saved (the answer is")
+            && content.contains("spill_max_bytes (1000)"),
+        "{content}"
+    );
+
+    // A spill file older than the age bound goes at the next spill; a new one stays.
+    let aged = tempfile::tempdir().unwrap();
+    let old = aged.path().join("long_report-1-1-1.txt");
+    fs::write(&old, "== text, 1 line ==\nold\n").unwrap();
+    let a_week_ago = SystemTime::now() - Duration::from_secs(7 * 86_400);
+    fs::File::options()
+        .write(true)
+        .open(&old)
+        .unwrap()
+        .set_modified(a_week_ago)
+        .unwrap();
+    let registry = spilling(aged.path(), |config| config.spill_max_age_secs = 3_600);
+    let fresh = spill_of(&registry, 4).1.unwrap();
+    assert!(!old.exists() && fresh.exists());
+}
+
+#[test]
+fn spill_bounds_are_config_keys_with_defaults() {
+    let config = Config::from_toml_str(
+        "spill_dir = \"spills\"\nspill_max_files = 10\nspill_max_bytes = 1000000\nspill_max_age_secs = 60\n",
+    )
+    .unwrap();
+    assert_eq!(
+        (
+            config.spill_max_files,
+            config.spill_max_bytes,
+            config.spill_max_age_secs
+        ),
+        (10, 1_000_000, 60)
+    );
+    let defaults = Config::default();
+    assert_eq!(
+        (
+            defaults.spill_max_files,
+            defaults.spill_max_bytes,
+            defaults.spill_max_age_secs
+        ),
+        (1_000, 256 * 1024 * 1024, 86_400)
+    );
+    let typo = Config::from_toml_str("spill_max_file = 3").unwrap_err();
+    assert!(typo.to_string().contains("spill_max_file"), "{typo}");
+}
+
+/// The MCP side: a server's tool whose schema the client's repair lets through but the
+/// registry refuses is skipped alone, with its reason; a deep answer reaches the model as JSON.
+#[cfg(feature = "mcp")]
+mod mcp {
+    use hermes_tools::mcp::client::McpClients;
+    use hermes_tools::{Config, Selection, ToolContext, ToolRegistry};
+    use serde_json::Value;
+
+    const SERVER: &str = r#"
+import json, sys
+
+def deep(n):
+    value = 0
+    for _ in range(n):
+        value = [value]
+    return value
+
+OBJ = {"type": "object", "properties": {}}
+TOOLS = [
+    {"name": "fine", "description": "Fine.", "inputSchema": OBJ},
+    {"name": "bad_id", "description": "A $id that is no string.",
+     "inputSchema": {"type": "object", "properties": {"a": {"type": "string", "$id": 5}}}},
+    {"name": "bad_anchor", "description": "An anchor that is no name.",
+     "inputSchema": {"type": "object", "properties": {"a": {"$anchor": "1st"}}}},
+]
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if ident is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                  "capabilities": {"tools": {}}, "serverInfo": {"name": "deep", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": TOOLS}
+    elif method == "tools/call":
+        text = "[" * 10000 + "]" * 10000
+        result = {"content": [{"type": "text", "text": text}], "structuredContent": {"v": deep(110)}}
+    else:
+        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident,
+                                     "error": {"code": -32601, "message": "no"}}) + "\n")
+        sys.stdout.flush()
+        continue
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}) + "\n")
+    sys.stdout.flush()
+"#;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_server_tool_with_a_bad_schema_is_skipped_alone_and_deep_answers_stay_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("server.py");
+        std::fs::write(&script, SERVER).unwrap();
+        let python = std::env::var("HERMES_PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let toml = format!(
+            "[mcp_servers.deep]\ncommand = {}\nargs = [{}]\n",
+            Value::String(python),
+            Value::String(script.display().to_string())
+        );
+        let config = Config::from_toml_str(&toml).unwrap();
+        let registry = ToolRegistry::new();
+        let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+        let status = clients.status("deep").unwrap();
+
+        assert!(registry.get("mcp__deep__fine").is_some(), "{status:?}");
+        let mut rejected: Vec<(&str, &str)> = status
+            .rejected_tools
+            .iter()
+            .map(|r| (r.name.as_str(), r.reason.as_str()))
+            .collect();
+        rejected.sort();
+        assert_eq!(rejected.len(), 2, "{rejected:?}");
+        assert_eq!(rejected[0].0, "bad_anchor");
+        assert!(
+            rejected[0].1.contains("/properties/a/$anchor"),
+            "{rejected:?}"
+        );
+        assert_eq!(rejected[1].0, "bad_id");
+        assert!(rejected[1].1.contains("/properties/a/$id"), "{rejected:?}");
+
+        let answer = registry
+            .call("mcp__deep__fine", "{}", &ToolContext::new())
+            .await;
+        let sent: Value = serde_json::from_str(answer.as_str())
+            .unwrap_or_else(|err| panic!("a strict parser refuses the answer: {err}"));
+        assert_eq!(sent["result"], "[".repeat(10_000) + &"]".repeat(10_000));
+        assert!(sent["structured"]["v"].is_array());
+        clients.shutdown().await;
+    }
+}
