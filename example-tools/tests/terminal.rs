@@ -401,3 +401,68 @@ fn the_cli_asks_on_a_terminal() {
         text(&approved.stdout)
     );
 }
+
+/// An MCP client that disconnects mid-call: `serve` drops the call, and the fence kills the
+/// command and what it left behind.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_client_that_disconnects_mid_call_leaves_no_process() {
+    use hermes_tools::mcp::server::ToolServer;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (dir, registry, ctx) = fixture();
+    let server = ToolServer::new(registry).context(ctx);
+    let (client, server_end) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(server.serve_connection(server_read, server_write));
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "terminal", "arguments": {
+            "command": "setsid sleep 90 & echo $! > child.pid; echo $$ > shell.pid; sleep 30; touch late",
+            "timeout": 60,
+        }},
+    });
+    let lines = format!(
+        "{}\n{}\n{call}\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    client_write.write_all(lines.as_bytes()).await.unwrap();
+    let mut replies = BufReader::new(client_read).lines();
+    let initialized = replies.next_line().await.unwrap().unwrap();
+    assert!(initialized.contains("\"id\":1"), "{initialized}");
+    // Both pids are written once the command runs.
+    let read_pid = |name: &str| {
+        std::fs::read_to_string(dir.path().join(name))
+            .ok()
+            .and_then(|text| text.trim().parse::<i32>().ok())
+    };
+    let started = Instant::now();
+    let (shell, child) = loop {
+        if let (Some(shell), Some(child)) = (read_pid("shell.pid"), read_pid("child.pid")) {
+            break (shell, child);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the command never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(exists(shell) && exists(child));
+    // The client goes away without an answer.
+    drop(client_write);
+    drop(replies);
+    let ended = tokio::time::timeout(Duration::from_secs(20), serving).await;
+    assert!(ended.is_ok(), "the session outlived its client");
+    let gone = Instant::now();
+    while (exists(shell) || exists(child)) && gone.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        !exists(shell) && !exists(child),
+        "still running after the disconnect: {} / {}",
+        describe(shell),
+        describe(child)
+    );
+    assert!(!dir.path().join("late").exists());
+}
