@@ -24,53 +24,16 @@ use std::process::Command;
 use criterion::{Criterion, criterion_group};
 // Linked, so that start-up discovers a real crate's tools besides the bench's own.
 use example_tools as _;
-use hermes_tools::{Config, DefinitionsRequest, Tool, ToolContext, ToolRegistry, tool};
+use hermes_tools::{Config, DefinitionsRequest, Tool, ToolContext, ToolRegistry};
 
 /// Set in the child process that `startup_process` times: it builds the registry and exits.
 const CHILD: &str = "HERMES_TOOLS_COMPARE_STARTUP_CHILD";
 
-/// Add two integers: the tool both sides dispatch.
-#[tool(toolset = "bench")]
-fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
+// The same 50 tools as the runtime's own benches: `add` and 49 fillers behind a check.
+#[path = "../../hermes-tools/benches/common/mod.rs"]
+mod common;
 
-/// The fillers' check function, as Hermes' fillers have one.
-fn always() -> bool {
-    true
-}
-
-macro_rules! filler_tools {
-    ($($name:ident),*) => {
-        $(
-            /// A tool that exists so the registry has a realistic size.
-            #[tool(toolset = "filler", check = always)]
-            fn $name(
-                /// Some text.
-                text: String,
-                /// Up to four items.
-                #[arg(max_items = 4)]
-                items: Option<Vec<String>>,
-                /// A bound.
-                #[arg(minimum = 0, maximum = 100, default = 10)]
-                limit: u32,
-            ) -> String {
-                format!("{text}{items:?}{limit}")
-            }
-        )*
-    };
-}
-
-filler_tools!(
-    f01, f02, f03, f04, f05, f06, f07, f08, f09, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19,
-    f20, f21, f22, f23, f24, f25, f26, f27, f28, f29, f30, f31, f32, f33, f34, f35, f36, f37, f38,
-    f39, f40, f41, f42, f43, f44, f45, f46, f47, f48, f49
-);
+use common::*;
 
 /// The 50 tools both sides list.
 fn registry() -> ToolRegistry {

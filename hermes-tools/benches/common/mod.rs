@@ -18,7 +18,7 @@ macro_rules! filler_tools {
     ($($name:ident),*) => {$(
         /// A tool that exists so the registry has a realistic size.
         #[tool(toolset = "filler", check = always)]
-        fn $name(
+        pub fn $name(
             /// Some text.
             text: String,
             /// Up to four items.
