@@ -61,6 +61,14 @@ fn redaction(c: &mut Criterion) {
     group.bench_function("clean 2KB text: redact", |b| {
         b.iter(|| redact(black_box(&clean)).len())
     });
+    // The answer of a small tool (what the pipeline bench's `add` returns).
+    let small = r#"{"result":42}"#;
+    group.bench_function("small answer: redact_json", |b| {
+        b.iter(|| redact_json(black_box(small)).len())
+    });
+    group.bench_function("small answer: serde_json IgnoredAny (baseline)", |b| {
+        b.iter(|| serde_json::from_str::<IgnoredAny>(black_box(small)).is_ok())
+    });
     group.bench_function("2KB JSON with one key: redact_json", |b| {
         b.iter(|| redact_json(black_box(&secret)).len())
     });

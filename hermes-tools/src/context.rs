@@ -152,6 +152,7 @@ impl ToolContext {
     }
 
     /// This context outside any session.
+    #[cfg(feature = "mcp")]
     pub(crate) fn without_session(mut self) -> Self {
         if self.inner.session.is_some() {
             Arc::make_mut(&mut self.inner).session = None;

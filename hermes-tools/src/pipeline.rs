@@ -121,12 +121,14 @@ impl CallOptions {
     }
 
     /// Runs a sync (not `blocking`) tool directly on the async worker, see `on_worker`.
+    #[cfg(feature = "mcp")]
     pub(crate) fn on_worker(mut self) -> Self {
         self.on_worker = true;
         self
     }
 
     /// Whether the caller is the agent loop.
+    #[cfg(feature = "mcp")]
     pub(crate) fn is_from_agent_loop(&self) -> bool {
         self.from_agent_loop
     }
