@@ -174,3 +174,72 @@ fn a_server_that_cannot_start_is_reported_and_the_others_go_on() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("MCP server failed to start"), "{stderr}");
 }
+
+/// The stdio entry point of npm `@modelcontextprotocol/server-everything`.
+fn everything_entry() -> PathBuf {
+    let modules = std::env::var_os("HERMES_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
+    let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
+    entry
+}
+
+/// Three real servers: `time` and `fetch` (PyPI) and `everything` (npm), in that order in the
+/// file (the config's map is sorted by name: everything, fetch, time).
+fn three_servers_config(dir: &Path) -> PathBuf {
+    let python = venv_python();
+    let python = quoted(&python.display().to_string());
+    let everything = quoted(&everything_entry().display().to_string());
+    let config = format!(
+        "[mcp_servers.time]\ncommand = {python}\nargs = [\"-m\", \"mcp_server_time\"]\n\n\
+         [mcp_servers.everything]\ncommand = \"node\"\nargs = [{everything}, \"stdio\"]\n\n\
+         [mcp_servers.fetch]\ncommand = {python}\nargs = [\"-m\", \"mcp_server_fetch\"]\n"
+    );
+    let path = dir.join("hermes.toml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+/// The MCP servers whose tools `definitions` printed.
+fn servers_in(names: &[String]) -> std::collections::BTreeSet<String> {
+    names
+        .iter()
+        .filter_map(|name| name.strip_prefix("mcp__"))
+        .filter_map(|rest| rest.split("__").next())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A selection that names one server (to disable it, or to enable some) is judged once every
+/// configured server's name exists: it used to be judged while the first server was being
+/// decided, when later servers' names were still unknown, and skipped them all.
+#[test]
+fn a_selection_naming_one_of_three_servers_keeps_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = three_servers_config(dir.path());
+    let all = ["everything", "fetch", "time"];
+    for disabled in all {
+        for flag in [disabled.to_owned(), format!("mcp-{disabled}")] {
+            let output = cli_with_config(&config, &["definitions", "--disable", &flag]);
+            assert!(output.status.success(), "--disable {flag}: {output:?}");
+            let names = tool_names(&stdout(&output));
+            let expected: Vec<&str> = all.into_iter().filter(|s| *s != disabled).collect();
+            assert_eq!(
+                servers_in(&names).iter().map(String::as_str).collect::<Vec<_>>(),
+                expected,
+                "--disable {flag}"
+            );
+            assert!(names.iter().any(|name| name == "read_file"), "{names:?}");
+        }
+    }
+    // Enabling two of them (one configured before, one after the third) starts exactly those.
+    let output = cli_with_config(&config, &["definitions", "--toolsets", "time,everything"]);
+    assert!(output.status.success(), "{output:?}");
+    let names = tool_names(&stdout(&output));
+    assert_eq!(
+        servers_in(&names).iter().map(String::as_str).collect::<Vec<_>>(),
+        ["everything", "time"]
+    );
+    assert!(!names.iter().any(|name| name == "read_file"), "{names:?}");
+}

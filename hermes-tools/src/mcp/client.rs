@@ -236,9 +236,17 @@ impl McpClients {
         let mut servers = Vec::new();
         let mut tasks = Vec::new();
         let mut first_attempts = Vec::new();
+        // First every server's toolset and alias, then the selection: a selection names
+        // servers configured after the one being decided (`--disable fetch` while deciding
+        // `everything`), and is only valid once every name exists.
+        let mut named = Vec::new();
         // Servers whose names sanitise alike would register the same tool names.
         let mut prefixes: BTreeMap<String, &String> = BTreeMap::new();
         for (name, server_config) in &config.mcp_servers {
+            let toolset = register_names(&registry, name, &mut prefixes);
+            named.push((name, server_config, toolset));
+        }
+        for (name, server_config, toolset) in named {
             let new = |state| {
                 Arc::new(Server::new(
                     name,
@@ -248,38 +256,14 @@ impl McpClients {
                     state,
                 ))
             };
-            if !naming::is_valid_server_name(name) {
-                let reason = format!(
-                    "invalid server name {name:?}: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
-                );
-                tracing::warn!(server = %name, %reason, "MCP server not started");
-                servers.push(new(ServerState::Failed { reason }));
-                continue;
-            }
-            if let Some(first) = prefixes.insert(naming::sanitize_component(name), name) {
-                let reason = format!(
-                    "server name {name:?} gives the same tool names as {first:?} \
-                     (mcp__{}__...); rename one of them",
-                    naming::sanitize_component(name)
-                );
-                tracing::warn!(server = %name, %reason, "MCP server not started");
-                servers.push(new(ServerState::Failed { reason }));
-                continue;
-            }
-            let toolset = naming::toolset_name(name);
-            let named = registry
-                .register_toolset(Composite::new(
-                    toolset.as_str(),
-                    format!("Tools of the MCP server {name:?}."),
-                ))
-                .and_then(|_| registry.register_alias(name.as_str(), toolset.as_str()));
-            // A server named `all` would be an alias no selection could name alone.
-            if let Err(err) = named {
-                let reason = format!("invalid server name {name:?}: {err}");
-                tracing::warn!(server = %name, %reason, "MCP server not started");
-                servers.push(new(ServerState::Failed { reason }));
-                continue;
-            }
+            let toolset = match toolset {
+                Ok(toolset) => toolset,
+                Err(reason) => {
+                    tracing::warn!(server = %name, %reason, "MCP server not started");
+                    servers.push(new(ServerState::Failed { reason }));
+                    continue;
+                }
+            };
             if let Some(reason) = skip_reason(&registry, &toolset, selection) {
                 tracing::info!(server = %name, %reason, "MCP server not started");
                 servers.push(new(ServerState::Skipped { reason }));
@@ -360,6 +344,37 @@ impl Drop for McpClients {
 /// Why the server of toolset `toolset` is not to be started under `selection`, if it is not:
 /// the selection leaves the toolset off, by the same rules that select tools
 /// ([`Catalog::selects_toolset`](crate::toolsets::Catalog::selects_toolset)).
+/// Registers server `name`'s toolset `mcp-<name>` and its alias `<name>`, and returns the
+/// toolset; or why the server cannot start under that name.
+fn register_names<'a>(
+    registry: &ToolRegistry,
+    name: &'a String,
+    prefixes: &mut BTreeMap<String, &'a String>,
+) -> Result<String, String> {
+    if !naming::is_valid_server_name(name) {
+        return Err(format!(
+            "invalid server name {name:?}: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
+        ));
+    }
+    if let Some(first) = prefixes.insert(naming::sanitize_component(name), name) {
+        return Err(format!(
+            "server name {name:?} gives the same tool names as {first:?} \
+             (mcp__{}__...); rename one of them",
+            naming::sanitize_component(name)
+        ));
+    }
+    let toolset = naming::toolset_name(name);
+    registry
+        .register_toolset(Composite::new(
+            toolset.as_str(),
+            format!("Tools of the MCP server {name:?}."),
+        ))
+        .and_then(|_| registry.register_alias(name.as_str(), toolset.as_str()))
+        // A server named `all` would be an alias no selection could name alone.
+        .map_err(|err| format!("invalid server name {name:?}: {err}"))?;
+    Ok(toolset)
+}
+
 fn skip_reason(registry: &ToolRegistry, toolset: &str, selection: &Selection) -> Option<String> {
     let snapshot = registry.snapshot();
     match snapshot.with_catalog(|catalog| catalog.selects_toolset(selection, toolset)) {
@@ -496,6 +511,7 @@ mod tests {
             exclude: Vec::new(),
             connect_timeout_secs: 5,
             call_timeout_secs: 5,
+            parallel_tool_calls: false,
         };
         let config = Config {
             mcp_servers: BTreeMap::from([
