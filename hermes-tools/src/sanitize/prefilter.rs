@@ -19,6 +19,9 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 
 use super::catalogue::RULES;
 
+/// A rule's test for a format with no literal (see `probes`).
+type Probe = fn(&[u8]) -> bool;
+
 /// Literals standing in the search for every marker containing them.
 const FAMILIES: &[&str] = &[
     "key", "_live_", "_test_", "_v1_", "dp.", "xox", "shp", "sntry", "_pat_", "$2", "$a",
@@ -82,6 +85,8 @@ struct Prefilter {
     automaton: AhoCorasick,
     /// Trigger -> the markers holding it, with where in the marker it stands.
     holders: Vec<Vec<(usize, usize)>>,
+    /// The rules with a probe, and the probe: three of ninety, not worth a walk of all.
+    probes: Vec<(usize, Probe)>,
 }
 
 static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
@@ -120,11 +125,17 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
         .build(&triggers)
         // The markers are constants of the catalogue, covered by its tests.
         .unwrap_or_else(|err| panic!("the redaction markers do not build: {err}"));
+    let probes = RULES
+        .iter()
+        .enumerate()
+        .filter_map(|(rule, r)| Some((rule, r.probe?)))
+        .collect();
     Prefilter {
         markers,
         rules_of,
         automaton,
         holders,
+        probes,
     }
 });
 
@@ -159,10 +170,8 @@ pub(super) fn candidates(text: &str) -> Candidates {
         prefilter.check(hit.pattern().as_usize(), hit.start(), bytes, &mut found);
         from = hit.start() + 1;
     }
-    for (rule, r) in RULES.iter().enumerate() {
-        if let Some(probe) = r.probe
-            && !found[rule]
-        {
+    for &(rule, probe) in &prefilter.probes {
+        if !found[rule] {
             found[rule] = probe(bytes);
         }
     }

@@ -2,6 +2,8 @@
 //! tokens, Twilio SIDs): each holds whenever its rule's pattern can match, and costs one
 //! `memchr` pass plus a few byte comparisons per candidate.
 
+use std::sync::LazyLock;
+
 use memchr::{memchr_iter, memmem};
 
 fn is_token(byte: u8) -> bool {
@@ -17,6 +19,9 @@ fn run(bytes: &[u8], from: usize, len: usize, test: fn(u8) -> bool) -> bool {
 
 /// `\d{8,}:[A-Za-z0-9_-]{30,}`: a colon with 8 digits before it and 30 token bytes after.
 pub(super) fn telegram(bytes: &[u8]) -> bool {
+    if bytes.len() < 39 {
+        return false;
+    }
     memchr_iter(b':', bytes).any(|colon| {
         // The byte before the colon first: in JSON it is almost always a quote.
         colon >= 8
@@ -29,6 +34,9 @@ pub(super) fn telegram(bytes: &[u8]) -> bool {
 /// `[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.`: a dot with 24 token bytes before it and
 /// six token bytes and a dot after.
 pub(super) fn discord(bytes: &[u8]) -> bool {
+    if bytes.len() < 32 {
+        return false;
+    }
     memchr_iter(b'.', bytes).any(|dot| {
         dot >= 24
             && bytes.get(dot + 7) == Some(&b'.')
@@ -39,8 +47,17 @@ pub(super) fn discord(bytes: &[u8]) -> bool {
 
 /// `(?:SK|AC)[0-9a-fA-F]{32}`.
 pub(super) fn twilio(bytes: &[u8]) -> bool {
-    [b"SK", b"AC"].iter().any(|prefix| {
-        memmem::find_iter(bytes, prefix).any(|at| run(bytes, at + 2, 32, |b| b.is_ascii_hexdigit()))
+    // A SID is 34 bytes: shorter text (most small answers) has none, and needs no search.
+    if bytes.len() < 34 {
+        return false;
+    }
+    // Built once: a finder's set-up costs more than searching a small answer.
+    static FINDERS: LazyLock<[memmem::Finder<'static>; 2]> =
+        LazyLock::new(|| [memmem::Finder::new(b"SK"), memmem::Finder::new(b"AC")]);
+    FINDERS.iter().any(|finder| {
+        finder
+            .find_iter(bytes)
+            .any(|at| run(bytes, at + 2, 32, |b| b.is_ascii_hexdigit()))
     })
 }
 
