@@ -134,7 +134,9 @@ pub enum ClarifyError {
 /// # Arguments
 /// * `question` - The question itself, and only the question (for example 'Which deployment target?').
 /// * `choices` - The options to pick from, one per element (up to 4). Omit for a free-text question.
-#[tool(toolset = "clarify", emoji = "❓", read_only)]
+// Read-only, but it waits for the user: two questions at once would race for one terminal
+// (Hermes never runs it concurrently either).
+#[tool(toolset = "clarify", emoji = "❓", read_only, parallel = false)]
 pub fn clarify(
     question: String,
     #[arg(max_items = 4)] choices: Option<Vec<String>>,

@@ -1,6 +1,11 @@
-//! The CLI over every tool this binary links: `list`, `definitions`, `call`.
+//! The CLI over every tool this binary links: `list`, `definitions`, `call`, `serve`, and with
+//! feature `agent` (a default), `agent`: a tool-calling loop against an OpenAI-compatible
+//! endpoint (see the `agent` module).
 //!
 //! File tools are confined to the current directory; `clarify` asks on the terminal.
+
+#[cfg(feature = "agent")]
+mod agent;
 
 use std::process::ExitCode;
 
@@ -19,6 +24,22 @@ fn main() -> ExitCode {
         .with_session_id("cli")
         .with_extension(Workspace::new(root))
         .with_extension(AskUser::terminal());
+    // `agent` has its own flags; every other command is the runtime's CLI.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|command| command == "agent")
+    {
+        #[cfg(feature = "agent")]
+        return agent::main(std::env::args_os().skip(1), context);
+        #[cfg(not(feature = "agent"))]
+        {
+            eprintln!(
+                "error: this example-tools was built without its `agent` feature; build it with \
+                 `--features agent`"
+            );
+            return ExitCode::from(2);
+        }
+    }
     hermes_tools::cli::Cli::new()
         .context(context)
         .expect_toolsets(["clarify", "files", "terminal", "todo"])

@@ -226,7 +226,10 @@ fn a_selection_naming_one_of_three_servers_keeps_the_others() {
             let names = tool_names(&stdout(&output));
             let expected: Vec<&str> = all.into_iter().filter(|s| *s != disabled).collect();
             assert_eq!(
-                servers_in(&names).iter().map(String::as_str).collect::<Vec<_>>(),
+                servers_in(&names)
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
                 expected,
                 "--disable {flag}"
             );
@@ -238,7 +241,10 @@ fn a_selection_naming_one_of_three_servers_keeps_the_others() {
     assert!(output.status.success(), "{output:?}");
     let names = tool_names(&stdout(&output));
     assert_eq!(
-        servers_in(&names).iter().map(String::as_str).collect::<Vec<_>>(),
+        servers_in(&names)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
         ["everything", "time"]
     );
     assert!(!names.iter().any(|name| name == "read_file"), "{names:?}");

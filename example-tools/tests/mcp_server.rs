@@ -4,10 +4,14 @@
 //! The Python tests need `HERMES_PYTHON`, which `bash .ci/test` sets after installing the
 //! pinned packages; without it they fail and say so.
 
+mod common;
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{drain, wait};
 
 /// The workspace root, where the server runs (its file tools are confined there).
 fn root() -> PathBuf {
@@ -32,31 +36,6 @@ fn python() -> PathBuf {
         python.display()
     );
     python
-}
-
-/// Waits for `child` at most `limit`, killing it past that.
-fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    None
-}
-
-/// Reads `stream` to its end on another thread, so that a full pipe never blocks the child.
-fn drain(stream: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
-    std::thread::spawn(move || {
-        let mut text = String::new();
-        if let Some(mut stream) = stream {
-            let _ = stream.read_to_string(&mut text);
-        }
-        text
-    })
 }
 
 /// Runs one scenario of the Python client against `example-tools serve`; returns its stdout.

@@ -64,6 +64,8 @@ pub struct ToolAttr {
     pub raw_output: Flag,
     pub read_only: Flag,
     pub destructive: Flag,
+    /// Tri-state: not written (as `read_only` says), `parallel`, or `parallel = false`.
+    pub parallel: Flag,
     pub unlisted: Flag,
     pub krate: Option<Path>,
     pub description: Option<LitStr>,
@@ -72,7 +74,8 @@ pub struct ToolAttr {
 
 const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
                          dynamic_schema, overrides, timeout_secs, needs_approval, blocking, \
-                         raw_output, read_only, destructive, unlisted, crate, description";
+                         raw_output, read_only, destructive, parallel, unlisted, crate, \
+                         description";
 
 impl ToolAttr {
     /// Parses the attribute's arguments, reporting every bad key to `cx`, not just the first,
@@ -144,6 +147,8 @@ impl ToolAttr {
             self.read_only.set(meta)?;
         } else if path.is_ident("destructive") {
             self.destructive.set(meta)?;
+        } else if path.is_ident("parallel") {
+            self.parallel.set(meta)?;
         } else if path.is_ident("unlisted") {
             self.unlisted.set(meta)?;
         } else if path.is_ident("crate") {

@@ -149,6 +149,10 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     };
     let needs_approval = tool.needs_approval;
     let (read_only, destructive) = (tool.read_only, tool.destructive);
+    let parallel = match tool.parallel {
+        Some(parallel) => quote!(::core::option::Option::Some(#parallel)),
+        None => quote!(::core::option::Option::None),
+    };
     let provenance = provenance(private, tool.ident.span());
 
     quote! {{
@@ -173,6 +177,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             annotations: #private::Annotations {
                 read_only: #read_only,
                 destructive: #destructive,
+                parallel: #parallel,
             },
             clamped: &[#(#clamped),*],
             validate: #validate,

@@ -63,6 +63,8 @@ pub struct Tool {
     pub raw_output: bool,
     pub read_only: bool,
     pub destructive: bool,
+    /// `#[tool(parallel)]` / `#[tool(parallel = false)]`; `None` when not written.
+    pub parallel: Option<bool>,
     pub unlisted: bool,
     pub is_async: bool,
     /// The model names of parameters whose bounds clamp (`#[arg(..., clamp)]`).
@@ -238,6 +240,7 @@ impl Tool {
             raw_output: attr.raw_output.value,
             read_only: attr.read_only.value,
             destructive: attr.destructive.value,
+            parallel: attr.parallel.span.map(|_| attr.parallel.value),
             unlisted: attr.unlisted.value,
             is_async,
             clamped,

@@ -41,6 +41,10 @@ pub const DEFAULT_TIMEOUT_SECS: u64 = 300;
 
 pub use crate::budget::DEFAULT_MAX_RESULT_CHARS;
 
+/// Default characters all answers of one model turn may send together (Hermes 0.19:
+/// `DEFAULT_TURN_BUDGET_CHARS`, 200,000).
+pub const DEFAULT_TURN_MAX_CHARS: usize = 200_000;
+
 /// Tools only the agent loop may run, by default (as in Hermes).
 pub const DEFAULT_AGENT_LOOP_TOOLS: [&str; 4] =
     ["todo", "memory", "session_search", "delegate_task"];
@@ -86,6 +90,11 @@ pub struct Config {
     pub tools: BTreeMap<String, ToolSettings>,
     /// MCP servers whose tools become toolsets `mcp-<name>`, by server name.
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// The characters all answers of one model turn may send together, when the caller of
+    /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn) gives no
+    /// [`TurnBudget`](crate::TurnBudget) of its own (0: no turn budget, each answer keeps
+    /// only its own). Default [`DEFAULT_TURN_MAX_CHARS`], as Hermes' turn budget.
+    pub turn_max_chars: usize,
 }
 
 /// One MCP server started over stdio (see the `mcp` module, feature `mcp`).
@@ -112,6 +121,15 @@ pub struct McpServerConfig {
     /// How long one tool call may take, in seconds.
     #[serde(default = "default_mcp_call_timeout")]
     pub call_timeout_secs: u64,
+    /// Whether calls of this server's tools may run concurrently within a model turn (see
+    /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn); Hermes'
+    /// `supports_parallel_tool_calls`). Off by default: the server's own `readOnlyHint` is
+    /// not trusted for this, since it is a hint from a process we do not control (the MCP
+    /// specification calls annotations untrusted unless the server is), and a server that
+    /// serialises its work, or shares state between calls, says nothing about it. The
+    /// operator, who knows the server, opts in.
+    #[serde(default)]
+    pub parallel_tool_calls: bool,
 }
 
 fn default_mcp_connect_timeout() -> u64 {
@@ -139,6 +157,7 @@ impl Default for Config {
             plugins: PluginsConfig::default(),
             tools: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
+            turn_max_chars: DEFAULT_TURN_MAX_CHARS,
         }
     }
 }
@@ -332,6 +351,36 @@ mod tests {
         let missing = Config::load(dir.join("nope.toml")).unwrap_err().to_string();
         assert!(missing.starts_with("cannot read config file"), "{missing}");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn mcp_servers_run_calls_concurrently_only_when_the_operator_says_so() {
+        let config = Config::from_toml_str(
+            r#"
+            [mcp_servers.search]
+            command = "search-server"
+            parallel_tool_calls = true
+
+            [mcp_servers.shell]
+            command = "shell-server"
+            "#,
+        )
+        .unwrap();
+        assert!(config.mcp_servers["search"].parallel_tool_calls);
+        assert!(!config.mcp_servers["shell"].parallel_tool_calls);
+        let err = Config::from_toml_str(
+            "[mcp_servers.x]\ncommand = \"x\"\nparallel_tool_calls = \"yes\"",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("parallel_tool_calls"), "{err}");
+    }
+
+    #[test]
+    fn the_turn_budget_is_hermes_unless_configured() {
+        assert_eq!(Config::default().turn_max_chars, 200_000);
+        let config = Config::from_toml_str("turn_max_chars = 50_000").unwrap();
+        assert_eq!(config.turn_max_chars, 50_000);
     }
 
     #[test]

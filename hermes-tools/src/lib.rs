@@ -78,12 +78,14 @@ pub mod mcp;
 mod nearest;
 mod pipeline;
 pub mod plugins;
+pub mod provider;
 mod registry;
 mod sanitize;
 mod schema;
 mod tool;
 pub mod toolsets;
-mod validation;
+mod turn;
+pub mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
 pub use budget::{TurnBudget, readable_spill_file};
@@ -101,10 +103,12 @@ pub use hermes_tools_macros::plugin;
 pub use hermes_tools_macros::tool;
 pub use hooks::Hooks;
 pub use pipeline::CallOptions;
+pub use provider::{CallAccumulator, ReplyError, ToolCall};
 pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
 pub use sanitize::redact;
 pub use tool::{Annotations, Provenance, SchemaContext, SchemaOverride, Tool, ToolBuilder};
 pub use toolsets::{Composite, Selection, SelectionError};
+pub use turn::{Turn, TurnCancel};
 pub use validation::ArgumentError;
 
 /// What the `#[tool]` expansion names. Not a public API: it changes without notice.

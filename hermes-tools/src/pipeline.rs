@@ -44,7 +44,9 @@
 //!    caller's thread (inside `block_in_place` on a multi-thread runtime), at the cost of a
 //!    function call and with no timeout, since a thread cannot be stopped; a sync tool declared
 //!    `#[tool(blocking)]` runs on tokio's blocking pool under its timeout, and when that
-//!    expires the model is answered and the thread is left to finish;
+//!    expires the model is answered and the thread is left to finish; so does any sync tool
+//!    in a turn's concurrent batch, or in a turn that can be cancelled
+//!    ([`run_turn`](crate::ToolRegistry::run_turn));
 //! 5. redaction: every credential in the answer is masked (see [`redact`](crate::redact)),
 //!    whoever wrote it (the tool, an MCP server), unless the tool declares
 //!    `#[tool(raw_output)]` or the config says otherwise
@@ -93,6 +95,10 @@ pub struct CallOptions {
     /// A sync tool runs on the worker as is, without `block_in_place` (which costs a core
     /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does.
     on_worker: bool,
+    /// A sync tool runs on the blocking pool under its timeout, as a `blocking` one does: for
+    /// a turn's concurrent batch, whose calls share one task (inline, they would run one by
+    /// one), and a turn that can be cancelled (inline, it could not return before the call).
+    off_thread: bool,
 }
 
 impl CallOptions {
@@ -125,6 +131,17 @@ impl CallOptions {
     pub(crate) fn on_worker(mut self) -> Self {
         self.on_worker = true;
         self
+    }
+
+    /// Runs a sync tool on the blocking pool, see `off_thread`.
+    pub(crate) fn off_thread(mut self) -> Self {
+        self.off_thread = true;
+        self
+    }
+
+    /// Whether a turn budget is set.
+    pub(crate) fn has_turn_budget(&self) -> bool {
+        self.turn.is_some()
     }
 
     /// Whether the caller is the agent loop.
@@ -357,7 +374,7 @@ impl Call<'_> {
 
     /// Step 4: dispatch, where the tool's kind says (see the module docs).
     async fn run(&self, tool: &Arc<Tool>) -> ToolAnswer {
-        if runs_inline(tool) {
+        if runs_inline(tool) && !self.options.off_thread {
             return self.run_inline(tool);
         }
         let limit = self.config.timeout_for(tool.name(), tool.timeout_secs());
@@ -365,7 +382,8 @@ impl Call<'_> {
             let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
             tokio::time::timeout(limit, run_async(tool, self.args, &self.ctx, &judge)).await
         } else {
-            // A `blocking` sync tool: the blocking pool owns what it needs.
+            // A `blocking` sync tool (or any sync tool of a turn's concurrent batch): the
+            // blocking pool owns what it needs.
             let (tool, args, ctx) = (Arc::clone(tool), self.args.to_owned(), self.ctx.clone());
             let (config, shown) = (Arc::clone(&self.config), self.options.definitions.clone());
             let handoff = tokio::task::spawn_blocking(move || {

@@ -64,6 +64,7 @@ fn server(command: impl Into<String>, args: &[&str]) -> McpServerConfig {
         exclude: Vec::new(),
         connect_timeout_secs: 60,
         call_timeout_secs: 30,
+        parallel_tool_calls: false,
     }
 }
 
@@ -495,10 +496,12 @@ async fn a_server_failing_at_start_is_reported_with_its_stderr() {
 async fn a_dead_server_loses_its_tools_and_comes_back() {
     let fake = Fake::new();
     let registry = ToolRegistry::new();
+    // The backoff is the window in which the test sees the server down: long enough that a
+    // loaded machine does not miss it (500 ms did, under a parallel build).
     let options = McpOptions {
         backoff: Backoff {
-            initial: Duration::from_millis(500),
-            max: Duration::from_secs(1),
+            initial: Duration::from_secs(3),
+            max: Duration::from_secs(3),
         },
         ..McpOptions::default()
     };

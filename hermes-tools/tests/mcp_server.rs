@@ -37,6 +37,7 @@ fn demo_registry() -> ToolRegistry {
             .annotations(Annotations {
                 read_only: true,
                 destructive: false,
+                parallel: None,
             })
             .handler(|args, _ctx| json!({"echo": args["text"]})),
         Tool::builder("fail", "demo")
@@ -48,6 +49,7 @@ fn demo_registry() -> ToolRegistry {
             .annotations(Annotations {
                 read_only: false,
                 destructive: true,
+                parallel: None,
             })
             .handler(|_args, _ctx| json!({"wiped": true})),
         Tool::builder("picture", "demo")

@@ -216,6 +216,7 @@ fn call_paths(c: &mut Criterion) {
                 exclude: Vec::new(),
                 connect_timeout_secs: 30,
                 call_timeout_secs: 30,
+                parallel_tool_calls: false,
             },
         )]),
         ..Config::default()

@@ -4,8 +4,10 @@
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
+use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, ExitStatus, Output};
+use std::time::{Duration, Instant};
 
 /// Runs `example-tools ARGS`.
 pub fn cli(args: &[&str]) -> Output {
@@ -28,4 +30,29 @@ pub fn cli_with_config(config: &Path, args: &[&str]) -> Output {
 /// Standard output as text.
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).expect("utf-8 output")
+}
+
+/// Waits for `child` at most `limit`, killing it past that.
+pub fn wait(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Reads `stream` to its end on another thread, so that a full pipe never blocks the child.
+pub fn drain(stream: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        if let Some(mut stream) = stream {
+            let _ = stream.read_to_string(&mut text);
+        }
+        text
+    })
 }

@@ -511,6 +511,7 @@ mod tests {
             exclude: Vec::new(),
             connect_timeout_secs: 5,
             call_timeout_secs: 5,
+            parallel_tool_calls: false,
         };
         let config = Config {
             mcp_servers: BTreeMap::from([

@@ -321,6 +321,7 @@ impl ToolDecl {
             annotations: Annotations {
                 read_only: false,
                 destructive: false,
+                parallel: None,
             },
             clamped: &[],
             validate: false,

@@ -22,8 +22,8 @@ pub use decl::{
     ToolDecl, args, parse_arguments, parse_only,
 };
 
-/// What a tool does to its environment, as MCP's tool annotations say it: hints for clients
-/// that show or gate tools, not guarantees.
+/// What a tool does to its environment, as MCP's tool annotations say it (hints for clients
+/// that show or gate tools, not guarantees), and whether its calls may overlap in a turn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Annotations {
     /// The tool does not change its environment (`#[tool(read_only)]`).
@@ -31,6 +31,32 @@ pub struct Annotations {
     /// The tool may change its environment destructively, e.g. overwrite or delete
     /// (`#[tool(destructive)]`).
     pub destructive: bool,
+    /// Whether its calls may run concurrently with other calls of the same model turn
+    /// (`#[tool(parallel)]`, `#[tool(parallel = false)]`); `None` means "as `read_only`
+    /// says". See [`Tool::is_parallel_safe`].
+    pub parallel: Option<bool>,
+}
+
+impl Annotations {
+    /// Whether a call may run concurrently with its neighbours in a turn: what `parallel`
+    /// says, else whether the tool is `read_only`.
+    ///
+    /// A read-only tool that must still run alone (it asks the user, like `clarify`, or
+    /// holds a resource one call at a time) declares `parallel = false`; a writing tool whose
+    /// calls never interfere (each writes its own key) may declare `parallel`.
+    ///
+    /// ```
+    /// use hermes_tools::Annotations;
+    ///
+    /// let read_only = Annotations { read_only: true, ..Annotations::default() };
+    /// assert!(read_only.is_parallel_safe());
+    /// assert!(!Annotations { parallel: Some(false), ..read_only }.is_parallel_safe());
+    /// assert!(!Annotations::default().is_parallel_safe());
+    /// assert!(Annotations { parallel: Some(true), ..Annotations::default() }.is_parallel_safe());
+    /// ```
+    pub fn is_parallel_safe(&self) -> bool {
+        self.parallel.unwrap_or(self.read_only)
+    }
 }
 
 /// What a `dynamic_schema` function knows when it is asked for its override.
@@ -284,6 +310,12 @@ impl Tool {
     pub fn annotations(&self) -> Annotations {
         self.annotations
     }
+    /// Whether its calls may run concurrently with other calls of one model turn (see
+    /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn)): its `parallel`
+    /// annotation, else whether it is `read_only` ([`Annotations::is_parallel_safe`]).
+    pub fn is_parallel_safe(&self) -> bool {
+        self.annotations.is_parallel_safe()
+    }
     /// Whether it is an `async` tool (awaited) rather than a sync one (run inline).
     pub fn is_async(&self) -> bool {
         self.handler.is_async()
@@ -480,9 +512,26 @@ impl ToolBuilder {
         self.tool.needs_approval = needs;
         self
     }
-    /// What the tool does to its environment.
+    /// What the tool does to its environment (all of it, `parallel` included: call
+    /// [`parallel`](Self::parallel) after this one, not before).
     pub fn annotations(mut self, annotations: Annotations) -> Self {
         self.tool.annotations = annotations;
+        self
+    }
+    /// Whether its calls may run concurrently with other calls of one model turn, whatever
+    /// `read_only` says (see [`Annotations::is_parallel_safe`]).
+    ///
+    /// ```
+    /// use hermes_tools::{Annotations, Tool};
+    ///
+    /// let ask = Tool::builder("ask_user", "demo")
+    ///     .annotations(Annotations { read_only: true, ..Annotations::default() })
+    ///     .parallel(false) // it waits for the user: one question at a time
+    ///     .build();
+    /// assert!(!ask.is_parallel_safe());
+    /// ```
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.tool.annotations.parallel = Some(parallel);
         self
     }
     /// Where the tool comes from (a plugin's or MCP server's name).

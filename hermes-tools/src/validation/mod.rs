@@ -100,6 +100,19 @@ impl std::error::Error for ArgumentError {}
 /// Checks `args` against `schema` (a tool's parameter schema, the root for `$ref`s) and
 /// reports the first violation found.
 ///
+/// Dispatch runs this check after repair; run on the arguments as the model sent them, it
+/// tells a call that was right from one the repair saved.
+///
+/// ```
+/// use hermes_tools::validation::validate;
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {"limit": {"type": "integer"}}});
+/// assert!(validate(&json!({"limit": 3}), &schema).is_ok());
+/// // Repair would read "3" as 3; as sent, it is not an integer.
+/// assert_eq!(validate(&json!({"limit": "3"}), &schema).unwrap_err().path, "/limit");
+/// ```
+///
 /// # Errors
 ///
 /// The first [`ArgumentError`], in schema order: a property's own checks come before those of

@@ -1,6 +1,7 @@
-//! The fields `#[tool]` writes beyond the keys: `blocking`, `clamped` (model names, after
-//! `rename`), `validate` (set by a type the macro cannot vouch for), and `parse`, the one
-//! deserialization of the arguments, which refuses unknown keys.
+//! The fields `#[tool]` writes beyond the keys: `blocking`, `parallel = false` (kept apart
+//! from "not written"), `clamped` (model names, after `rename`), `validate` (set by a type the
+//! macro cannot vouch for), and `parse`, the one deserialization of the arguments, which
+//! refuses unknown keys.
 
 // `StaticHandler` is the ABI the macro writes, not a public API.
 use hermes_tools::__private::StaticHandler;
@@ -8,7 +9,7 @@ use hermes_tools::{ToolContext, tool};
 use serde::Deserialize;
 
 /// Count lines.
-#[tool(toolset = "demo", blocking)]
+#[tool(toolset = "demo", blocking, read_only, parallel = false)]
 fn count_lines(
     path: std::path::PathBuf,
     #[arg(minimum = 1, maximum = 100, clamp, rename = "max-lines")] max_lines: Option<u32>,
@@ -40,6 +41,16 @@ async fn set_mode(mode: Mode) -> String {
 fn main() {
     let decl = &COUNT_LINES_TOOL;
     assert!(decl.blocking);
+    assert!(decl.annotations.read_only);
+    assert_eq!(
+        decl.annotations.parallel,
+        Some(false),
+        "`parallel = false` is written down"
+    );
+    assert_eq!(
+        SET_MODE_TOOL.annotations.parallel, None,
+        "not written: `read_only` decides"
+    );
     assert_eq!(decl.clamped, ["max-lines", "skip"]);
     assert!(
         !decl.validate,

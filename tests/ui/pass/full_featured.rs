@@ -38,6 +38,7 @@ pub fn search_schema(_: &SchemaContext<'_>) -> SchemaOverride {
     max_result_chars = 20_000,
     dynamic_schema = search_schema,
     overrides,
+    parallel,
     crate = ::hermes_tools,
     description = "Search the workspace for text."
 )]
@@ -90,6 +91,7 @@ fn main() {
         "every parameter's type is one serde judges as its schema"
     );
     assert!(!decl.blocking);
+    assert_eq!(decl.annotations.parallel, Some(true));
 
     let schema = (decl.schema)();
     let properties = &schema["properties"];

@@ -207,6 +207,9 @@ impl Server {
                 format!("mcp:{}", self.name),
                 self.command_line.clone(),
             ))
+            // Only the operator's word: the server's `readOnlyHint` is a hint from a process
+            // we do not control (see `McpServerConfig::parallel_tool_calls`).
+            .parallel(self.config.parallel_tool_calls)
             .async_handler(move |args, _ctx| call(server.clone(), Arc::clone(&remote), args))
             .build()
     }
@@ -443,6 +446,27 @@ mod tests {
 
     fn names(planned: &[Planned]) -> Vec<&str> {
         planned.iter().map(|p| p.local.as_str()).collect()
+    }
+
+    #[test]
+    fn a_servers_tools_run_concurrently_only_when_the_operator_says_so() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        for parallel in [true, false] {
+            let mut config = config(&[], &[]);
+            config.parallel_tool_calls = parallel;
+            let server = Arc::new(Server::new(
+                "s",
+                &config,
+                &McpOptions::default(),
+                runtime.handle().clone(),
+                ServerState::Starting,
+            ));
+            let (planned, _) = plan("s", &config, listed(&["look"]));
+            let tool = server.build_tool(&planned[0]);
+            assert_eq!(tool.is_parallel_safe(), parallel, "{config:?}");
+        }
     }
 
     #[test]

@@ -145,6 +145,7 @@ mod tests {
             .annotations(Annotations {
                 read_only: false,
                 destructive: true,
+                parallel: None,
             })
             .build();
         let definition = json!({

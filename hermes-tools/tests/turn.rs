@@ -1,0 +1,690 @@
+//! A model turn: concurrency where tools allow it, order where they do not, one budget, hooks,
+//! unknown tools and cancellation.
+//!
+//! The timing bounds are coarse: a batch of 8 calls of 200 ms must take less than 3 calls'
+//! time, which only concurrency can do, on a loaded 2-core machine too.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use hermes_tools::provider::ToolCall;
+use hermes_tools::{
+    Annotations, CallOptions, Config, Tool, ToolContext, ToolRegistry, Turn, TurnBudget,
+    TurnCancel, tool,
+};
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+const NAP: Duration = Duration::from_millis(200);
+
+/// Concurrency shown: well under the calls' time end to end (8 × 200 ms = 1.6 s).
+const CONCURRENT: Duration = Duration::from_millis(3 * 200);
+
+fn read_only() -> Annotations {
+    Annotations {
+        read_only: true,
+        ..Annotations::default()
+    }
+}
+
+fn n_schema() -> Value {
+    json!({"type": "object", "properties": {"n": {"type": "integer"}}})
+}
+
+/// A read-only tool that sleeps its thread for `NAP`, then answers its `n`.
+fn sync_sleeper(name: &str) -> Tool {
+    Tool::builder(name, "reads")
+        .annotations(read_only())
+        .parameters(n_schema())
+        .handler(|args, _ctx| {
+            std::thread::sleep(NAP);
+            json!({"n": args["n"]})
+        })
+        .build()
+}
+
+/// The same, sleeping asynchronously.
+fn async_sleeper(name: &str) -> Tool {
+    Tool::builder(name, "reads")
+        .annotations(read_only())
+        .parameters(n_schema())
+        .async_handler(|args, _ctx| async move {
+            tokio::time::sleep(NAP).await;
+            json!({"n": args["n"]})
+        })
+        .build()
+}
+
+fn registry_with(tools: impl IntoIterator<Item = Tool>) -> ToolRegistry {
+    let registry = ToolRegistry::new();
+    for tool in tools {
+        registry.register(tool).expect("a fresh registry");
+    }
+    registry
+}
+
+fn calls_of(name: &str, count: usize) -> Vec<ToolCall> {
+    (0..count)
+        .map(|n| ToolCall::new(format!("call_{n}"), name, json!({ "n": n }).to_string()))
+        .collect()
+}
+
+/// Runs 8 calls of the registry's `read` and checks they overlapped and answered in order.
+async fn eight_reads_overlap(registry: ToolRegistry) {
+    let calls = calls_of("read", 8);
+    let started = Instant::now();
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    let elapsed = started.elapsed();
+    eprintln!("8 calls of {NAP:?} in one turn: {elapsed:?}");
+    assert!(elapsed >= NAP, "every call ran: {elapsed:?}");
+    assert!(
+        elapsed < CONCURRENT,
+        "8 calls of {NAP:?} took {elapsed:?}: not concurrent"
+    );
+    let ns: Vec<Value> = answers.iter().map(|a| a.to_value()["n"].clone()).collect();
+    assert_eq!(ns, (0..8).map(|n| json!(n)).collect::<Vec<_>>());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_sync_reads_run_concurrently_on_a_multi_thread_runtime() {
+    eight_reads_overlap(registry_with([sync_sleeper("read")])).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn eight_sync_reads_run_concurrently_on_a_current_thread_runtime() {
+    eight_reads_overlap(registry_with([sync_sleeper("read")])).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn eight_async_reads_run_concurrently_on_a_multi_thread_runtime() {
+    eight_reads_overlap(registry_with([async_sleeper("read")])).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn eight_async_reads_run_concurrently_on_a_current_thread_runtime() {
+    eight_reads_overlap(registry_with([async_sleeper("read")])).await;
+}
+
+/// What happened, in order: `("start" | "end", call number)`.
+type Events = Arc<Mutex<Vec<(&'static str, u64)>>>;
+
+/// A tool that records its start and end around a sleep of `ms`.
+fn recording(name: &str, annotations: Annotations, events: &Events, ms: u64) -> Tool {
+    let events = Arc::clone(events);
+    Tool::builder(name, "recorded")
+        .annotations(annotations)
+        .parameters(n_schema())
+        .handler(move |args, _ctx| {
+            let n = args["n"].as_u64().unwrap_or(u64::MAX);
+            events.lock().push(("start", n));
+            std::thread::sleep(Duration::from_millis(ms));
+            events.lock().push(("end", n));
+            json!({"n": n})
+        })
+        .build()
+}
+
+fn position(events: &[(&str, u64)], event: (&str, u64)) -> usize {
+    events
+        .iter()
+        .position(|e| *e == event)
+        .unwrap_or_else(|| panic!("{event:?} never happened: {events:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_write_runs_after_the_reads_before_it_and_before_the_reads_after_it() {
+    let events = Events::default();
+    let registry = registry_with([
+        recording("read", read_only(), &events, 100),
+        recording("write", Annotations::default(), &events, 50),
+    ]);
+    let call =
+        |n: u64, name: &str| ToolCall::new(format!("c{n}"), name, json!({"n": n}).to_string());
+    let calls = [
+        call(0, "read"),
+        call(1, "read"),
+        call(2, "read"),
+        call(3, "write"),
+        call(4, "read"),
+        call(5, "read"),
+    ];
+    let started = Instant::now();
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    let elapsed = started.elapsed();
+    let events = events.lock().clone();
+
+    let write_start = position(&events, ("start", 3));
+    let write_end = position(&events, ("end", 3));
+    for before in 0..3 {
+        assert!(
+            position(&events, ("end", before)) < write_start,
+            "{events:?}"
+        );
+    }
+    for after in 4..6 {
+        assert!(
+            write_end < position(&events, ("start", after)),
+            "{events:?}"
+        );
+    }
+    // The reads on each side did overlap: all three started before any ended.
+    let first_end = position(&events, ("end", 0))
+        .min(position(&events, ("end", 1)))
+        .min(position(&events, ("end", 2)));
+    assert!(position(&events, ("start", 2)) < first_end, "{events:?}");
+    // Three batches: 100 + 50 + 100 ms, far below the 450 ms of one call at a time.
+    assert!(elapsed < Duration::from_millis(420), "{elapsed:?}");
+    let ns: Vec<u64> = answers
+        .iter()
+        .map(|a| a.to_value()["n"].as_u64().unwrap_or(u64::MAX))
+        .collect();
+    assert_eq!(ns, [0, 1, 2, 3, 4, 5]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_come_back_in_the_calls_order_not_the_finishing_order() {
+    // Call n sleeps (8 - n) × 30 ms: the last call finishes first.
+    let finished = Arc::new(Mutex::new(Vec::new()));
+    let order = Arc::clone(&finished);
+    let registry = registry_with([Tool::builder("read", "reads")
+        .annotations(read_only())
+        .parameters(n_schema())
+        .async_handler(move |args, _ctx| {
+            let order = Arc::clone(&order);
+            async move {
+                let n = args["n"].as_u64().unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis((8 - n) * 30)).await;
+                order.lock().push(n);
+                json!({"n": n})
+            }
+        })
+        .build()]);
+    let answers = registry
+        .run_turn(&calls_of("read", 8), &ToolContext::new(), &Turn::new())
+        .await;
+    assert_eq!(*finished.lock(), [7, 6, 5, 4, 3, 2, 1, 0]);
+    let ns: Vec<u64> = answers
+        .iter()
+        .map(|a| a.to_value()["n"].as_u64().unwrap_or(u64::MAX))
+        .collect();
+    assert_eq!(ns, [0, 1, 2, 3, 4, 5, 6, 7]);
+}
+
+/// A read-only tool counting the calls in flight and the most there ever were.
+fn counting(in_flight: &Arc<AtomicUsize>, most: &Arc<AtomicUsize>) -> Tool {
+    let (in_flight, most) = (Arc::clone(in_flight), Arc::clone(most));
+    Tool::builder("read", "reads")
+        .annotations(read_only())
+        .parameters(n_schema())
+        .handler(move |_args, _ctx| {
+            let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(50));
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            "done"
+        })
+        .build()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_concurrency_bounds_the_calls_in_flight() {
+    let (in_flight, most) = (Arc::default(), Arc::default());
+    let registry = registry_with([counting(&in_flight, &most)]);
+    let answers = registry
+        .run_turn(
+            &calls_of("read", 7),
+            &ToolContext::new(),
+            &Turn::new().max_concurrency(2),
+        )
+        .await;
+    assert_eq!(answers.len(), 7);
+    assert!(answers.iter().all(|a| !a.is_error()), "{answers:?}");
+    assert_eq!(most.load(Ordering::SeqCst), 2, "two at a time, never more");
+
+    // 0 is taken as 1: still every call, one at a time.
+    most.store(0, Ordering::SeqCst);
+    let answers = registry
+        .run_turn(
+            &calls_of("read", 3),
+            &ToolContext::new(),
+            &Turn::new().max_concurrency(0),
+        )
+        .await;
+    assert!(answers.iter().all(|a| !a.is_error()), "{answers:?}");
+    assert_eq!(most.load(Ordering::SeqCst), 1);
+}
+
+/// A tool that counts its runs: what must not run after a cancellation.
+fn counted_write(runs: &Arc<AtomicUsize>) -> Tool {
+    let runs = Arc::clone(runs);
+    Tool::builder("write", "writes")
+        .handler(move |_args, _ctx| {
+            runs.fetch_add(1, Ordering::SeqCst);
+            "written"
+        })
+        .build()
+}
+
+fn error_text(answer: &hermes_tools::ToolAnswer) -> String {
+    assert!(answer.is_error(), "{answer}");
+    answer.to_value()["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_mid_turn_answers_every_call_and_returns_promptly() {
+    let writes = Arc::new(AtomicUsize::new(0));
+    let quick = Tool::builder("quick", "reads")
+        .annotations(read_only())
+        .async_handler(|_args, _ctx| async { "quick answer" })
+        .build();
+    let slow = Tool::builder("slow", "reads")
+        .annotations(read_only())
+        .async_handler(|_args, _ctx| async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            "too late"
+        })
+        .build();
+    let registry = registry_with([quick, slow, counted_write(&writes)]);
+    let calls = [
+        ToolCall::new("1", "quick", "{}"),
+        ToolCall::new("2", "slow", "{}"),
+        ToolCall::new("3", "write", "{}"),
+        ToolCall::new("4", "quick", "{}"),
+    ];
+    let cancel = TurnCancel::new();
+    let turn = Turn::new().cancel_on(cancel.clone());
+    let timer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        cancel.cancel();
+    });
+    let started = Instant::now();
+    let answers = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    let elapsed = started.elapsed();
+    timer.await.unwrap();
+
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "returned after {elapsed:?}"
+    );
+    assert_eq!(answers.len(), 4);
+    assert_eq!(answers[0].as_str(), r#"{"result":"quick answer"}"#);
+    let interrupted = error_text(&answers[1]);
+    assert!(
+        interrupted.contains("cancelled while this slow call was running"),
+        "{interrupted}"
+    );
+    for (answer, name) in [(&answers[2], "write"), (&answers[3], "quick")] {
+        let text = error_text(answer);
+        assert!(text.contains("cancelled before this"), "{text}");
+        assert!(
+            text.contains(name) && text.contains("did not run"),
+            "{text}"
+        );
+    }
+    assert_eq!(
+        writes.load(Ordering::SeqCst),
+        0,
+        "the write after the cancel never ran"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_running_sync_call_is_left_to_finish_and_the_turn_returns_at_once() {
+    let finished = Arc::new(AtomicUsize::new(0));
+    let done = Arc::clone(&finished);
+    let registry = registry_with([Tool::builder("crunch", "compute")
+        .handler(move |_args, _ctx| {
+            std::thread::sleep(Duration::from_millis(1_500));
+            done.fetch_add(1, Ordering::SeqCst);
+            "crunched"
+        })
+        .build()]);
+    let cancel = TurnCancel::new();
+    let turn = Turn::new().cancel_on(cancel.clone());
+    let calls = [ToolCall::new("1", "crunch", "{}")];
+    let canceller = cancel.clone();
+    let timer = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        canceller.cancel();
+    });
+    let started = Instant::now();
+    let answers = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    let elapsed = started.elapsed();
+    timer.await.unwrap();
+    assert!(
+        elapsed < Duration::from_millis(1_000),
+        "waited for the sync call: {elapsed:?}"
+    );
+    assert!(error_text(&answers[0]).contains("cancelled while this crunch call was running"));
+    assert_eq!(
+        finished.load(Ordering::SeqCst),
+        0,
+        "still running when the turn returned"
+    );
+
+    // A turn run with a handle already cancelled runs nothing.
+    let answers = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    assert!(error_text(&answers[0]).contains("did not run"));
+}
+
+/// A read-only tool answering `chars` characters.
+fn big(name: &str, chars: usize) -> Tool {
+    Tool::builder(name, "reads")
+        .annotations(read_only())
+        .handler(move |_args, _ctx| json!({ "text": "x".repeat(chars) }))
+        .build()
+}
+
+/// Characters sent, notes for answers the turn had no room for aside.
+fn sent_chars(answers: &[hermes_tools::ToolAnswer]) -> usize {
+    answers
+        .iter()
+        .filter(|a| a.to_value().get("turn_budget_spent").is_none())
+        .map(|a| a.as_str().chars().count())
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_budget_covers_all_answers_of_a_turn() {
+    let registry = registry_with([big("page", 3_000), big("log", 3_000)]);
+    let calls = [
+        ToolCall::new("1", "page", "{}"),
+        ToolCall::new("2", "log", "{}"),
+        ToolCall::new("3", "page", "{}"),
+        ToolCall::new("4", "log", "{}"),
+    ];
+
+    // The config's size, when the turn brings no budget of its own.
+    registry.set_config(Config {
+        turn_max_chars: 7_000,
+        ..Config::default()
+    });
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    assert_eq!(answers.len(), 4);
+    let sent = sent_chars(&answers);
+    assert!(sent <= 7_000, "{sent} characters sent");
+    assert!(
+        sent > 6_000,
+        "the budget is used, not just respected: {sent}"
+    );
+    assert!(
+        answers.iter().any(|a| a.to_value()["truncated"] == true),
+        "four answers of 3,000 characters cannot all fit in 7,000"
+    );
+
+    // The turn's own budget, when given: the same object is charged.
+    let budget = Arc::new(TurnBudget::new(4_000));
+    let turn = Turn::new().options(CallOptions::new().turn(Arc::clone(&budget)));
+    let answers = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    let sent = sent_chars(&answers);
+    assert!(sent <= 4_000, "{sent} characters sent");
+    assert_eq!(budget.remaining(), 4_000 - sent);
+
+    // Without one (0 in the config), each answer keeps only its own budget.
+    registry.set_config(Config {
+        turn_max_chars: 0,
+        ..Config::default()
+    });
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.to_value().get("truncated").is_none())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hooks_see_every_call_of_the_turn() {
+    let events = Events::default();
+    let registry = registry_with([
+        recording("read", read_only(), &events, 10),
+        recording("write", Annotations::default(), &events, 10),
+    ]);
+    let (pre, post) = (
+        Arc::new(Mutex::new(Vec::new())),
+        Arc::new(Mutex::new(Vec::new())),
+    );
+    let seen = Arc::clone(&pre);
+    registry.hooks().add_pre_call(None, move |call| {
+        seen.lock().push(call.name.to_owned());
+        None
+    });
+    let seen = Arc::clone(&post);
+    registry.hooks().add_post_call(None, move |record| {
+        seen.lock().push((
+            record.name.to_owned(),
+            record.ctx.tool_call_id().map(str::to_owned),
+        ));
+    });
+    let calls = [
+        ToolCall::new("a", "read", r#"{"n": 0}"#),
+        ToolCall::new("b", "read", r#"{"n": 1}"#),
+        ToolCall::new("c", "write", r#"{"n": 2}"#),
+        ToolCall::new("d", "nope", "{}"),
+        ToolCall::new("e", "read", r#"{"n": 3}"#),
+    ];
+    registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    let mut pre = pre.lock().clone();
+    pre.sort();
+    assert_eq!(pre, ["nope", "read", "read", "read", "write"]);
+    let mut post = post.lock().clone();
+    post.sort();
+    let expected: Vec<(String, Option<String>)> = [
+        ("nope", "d"),
+        ("read", "a"),
+        ("read", "b"),
+        ("read", "e"),
+        ("write", "c"),
+    ]
+    .iter()
+    .map(|(name, id)| ((*name).to_owned(), Some((*id).to_owned())))
+    .collect();
+    assert_eq!(post, expected, "each call once, with its own call id");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_tool_gets_its_answer_in_its_place() {
+    let registry = registry_with([async_sleeper("read_file")]);
+    let calls = [
+        ToolCall::new("1", "read_file", r#"{"n": 0}"#),
+        ToolCall::new("2", "read_fil", r#"{"n": 1}"#),
+        ToolCall::new("3", "read_file", r#"{"n": 2}"#),
+    ];
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &Turn::new())
+        .await;
+    assert_eq!(answers[0].to_value()["n"], 0);
+    let unknown = answers[1].to_value();
+    assert!(answers[1].is_error());
+    assert!(
+        unknown.to_string().contains("read_file"),
+        "names the nearest tool: {unknown}"
+    );
+    assert_eq!(answers[2].to_value()["n"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_calls_no_answers() {
+    let registry = ToolRegistry::new();
+    assert!(
+        registry
+            .run_turn(&[], &ToolContext::new(), &Turn::new())
+            .await
+            .is_empty()
+    );
+}
+
+/// Look something up (read-only: calls overlap).
+#[tool(toolset = "turn_demo", read_only, unlisted)]
+fn look_up(n: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(100));
+    n
+}
+
+/// Ask the user (read-only, but one question at a time).
+#[tool(toolset = "turn_demo", read_only, parallel = false, unlisted)]
+fn ask(n: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(100));
+    n
+}
+
+/// Append to a log whose lines never interfere (writes, yet safe to overlap).
+#[tool(toolset = "turn_demo", parallel, unlisted)]
+async fn append(n: u64) -> u64 {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    n
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_tools_run_together_as_their_parallel_key_says() {
+    let registry = registry_with([
+        Tool::from_decl(&LOOK_UP_TOOL),
+        Tool::from_decl(&ASK_TOOL),
+        Tool::from_decl(&APPEND_TOOL),
+    ]);
+    assert!(
+        registry
+            .get("look_up")
+            .is_some_and(|t| t.is_parallel_safe())
+    );
+    assert!(registry.get("ask").is_some_and(|t| !t.is_parallel_safe()));
+    assert!(registry.get("append").is_some_and(|t| t.is_parallel_safe()));
+
+    let time = |name: &'static str| {
+        let registry = registry.clone();
+        async move {
+            let started = Instant::now();
+            let answers = registry
+                .run_turn(&calls_of(name, 4), &ToolContext::new(), &Turn::new())
+                .await;
+            let got: Vec<Value> = answers.iter().map(|a| a.to_value()).collect();
+            assert_eq!(got, [json!(0), json!(1), json!(2), json!(3)], "{name}");
+            started.elapsed()
+        }
+    };
+    let (look_up, append) = (time("look_up").await, time("append").await);
+    assert!(look_up < Duration::from_millis(300), "look_up: {look_up:?}");
+    assert!(append < Duration::from_millis(300), "append: {append:?}");
+    let ask = time("ask").await;
+    assert!(
+        ask >= Duration::from_millis(400),
+        "ask ran alone each time: {ask:?}"
+    );
+}
+
+#[test]
+fn the_turn_future_can_be_spawned() {
+    fn send<T: Send>(_: &T) {}
+    let registry = ToolRegistry::new();
+    let ctx = ToolContext::new();
+    let turn = Turn::new();
+    send(&registry.run_turn(&[], &ctx, &turn));
+}
+
+/// A real MCP server's tools in a turn: npm `@modelcontextprotocol/server-everything`
+/// (installed by `bash .ci/test`, which exports `HERMES_NODE_MODULES`).
+#[cfg(feature = "mcp")]
+mod mcp {
+    use std::path::PathBuf;
+    use std::time::{Duration, Instant};
+
+    use hermes_tools::config::{Config, McpServerConfig};
+    use hermes_tools::mcp::client::McpClients;
+    use hermes_tools::provider::ToolCall;
+    use hermes_tools::{Selection, ToolContext, ToolRegistry, Turn};
+
+    const LONG: &str = "mcp__everything__trigger_long_running_operation";
+
+    fn everything(parallel_tool_calls: bool) -> Config {
+        let modules = std::env::var_os("HERMES_NODE_MODULES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                panic!("HERMES_NODE_MODULES is not set: run `bash .ci/test`, which installs and exports it")
+            });
+        let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+        assert!(
+            entry.is_file(),
+            "{} is missing: run `bash .ci/test`",
+            entry.display()
+        );
+        let server: McpServerConfig = toml::from_str(&format!(
+            "command = \"node\"\nargs = [{:?}, \"stdio\"]\nparallel_tool_calls = {parallel_tool_calls}",
+            entry.display().to_string()
+        ))
+        .unwrap_or_else(|err| panic!("{err}"));
+        Config {
+            mcp_servers: [("everything".to_owned(), server)].into(),
+            ..Config::default()
+        }
+    }
+
+    /// Four 500 ms operations of the server in one turn, timed.
+    async fn four_operations(parallel_tool_calls: bool) -> Duration {
+        let registry = ToolRegistry::new();
+        let clients = McpClients::start(
+            &registry,
+            &everything(parallel_tool_calls),
+            &Selection::default(),
+        )
+        .await;
+        let tool = registry.get(LONG).unwrap_or_else(|| {
+            panic!(
+                "{LONG} is not registered: {:?}",
+                clients.status("everything")
+            )
+        });
+        assert_eq!(tool.is_parallel_safe(), parallel_tool_calls);
+        let calls: Vec<ToolCall> = (0..4)
+            .map(|i| {
+                ToolCall::new(
+                    format!("call_{i}"),
+                    LONG,
+                    r#"{"duration": 0.5, "steps": 1}"#,
+                )
+            })
+            .collect();
+        let started = Instant::now();
+        let answers = registry
+            .run_turn(&calls, &ToolContext::new(), &Turn::new())
+            .await;
+        let elapsed = started.elapsed();
+        for answer in &answers {
+            assert!(
+                answer.as_str().contains("Long running operation completed"),
+                "{answer}"
+            );
+        }
+        clients.shutdown().await;
+        elapsed
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_servers_calls_overlap_only_when_its_config_allows_it() {
+        // The tool says `readOnlyHint: true`; that alone does not make its calls overlap.
+        let alone = four_operations(false).await;
+        assert!(
+            alone >= Duration::from_millis(2_000),
+            "one at a time: {alone:?}"
+        );
+        let together = four_operations(true).await;
+        eprintln!("4 MCP calls of 500 ms: {alone:?} one at a time, {together:?} together");
+        assert!(
+            together < Duration::from_millis(1_500),
+            "concurrent: {together:?}"
+        );
+    }
+}
