@@ -53,9 +53,10 @@ fuzz_target!(|data: &[u8]| {
 
     // A planted credential never survives, in text, in an error, in a JSON answer.
     let (name, sample, secret) = CATALOGUE[usize::from(pick) % CATALOGUE.len()];
-    // The fuzzer learns the secrets from the dictionary and may write one bare into the
-    // surrounding text, where nothing marks it as a credential: no redactor can know it is one,
-    // so the property only holds for text that does not already hold it.
+    // The fuzzer learns the secrets (from comparisons it watches the target make, and from
+    // earlier inputs) and may write one bare into the surrounding text, where nothing marks it
+    // as a credential: no redactor can know it is one, so the property only holds for text that
+    // does not already hold it.
     if text.contains(secret) {
         return;
     }

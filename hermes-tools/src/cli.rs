@@ -671,9 +671,11 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     // A second initialisation (the CLI run twice in one process) is harmless.
+    // Every event is redacted whole before it reaches stderr, and so is a panic's message.
+    crate::logs::redact_panic_messages();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(io::stderr)
+        .with_writer(|| crate::logs::RedactingWriter::new(io::stderr()))
         // Colour only on a terminal: logs piped to a file or a test stay plain text.
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();

@@ -72,6 +72,7 @@ mod dispatch;
 mod formats;
 pub mod hooks;
 pub mod lint;
+pub mod logs;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;

@@ -213,7 +213,11 @@ async fn serve(
                 match list_tools(server, &peer).await {
                     Ok(listed) => server.apply_listing(registry, listed),
                     // A dead server also fails here; `closed` says so on the next turn.
-                    Err(reason) => tracing::warn!(server = %server.name, %reason, "MCP tool refresh failed"),
+                    Err(reason) => tracing::warn!(
+                        server = %server.name,
+                        reason = %crate::redact(&reason),
+                        "MCP tool refresh failed"
+                    ),
                 }
             }
             () = stopped(stop) => {
