@@ -737,24 +737,39 @@ fn the_agent_reads_a_file_for_a_real_offline_model() {
     // The loop ended with the model's answer.
     assert_eq!(run.status.code(), Some(0), "{}", failure());
     let lines: Vec<&str> = run.stdout.lines().collect();
-    // The forced first call (after any text the model sent with it) is read_file on the file
-    // the prompt names...
+    // The forced first call (after any text the model sent with it) is read_file...
     let first = lines
         .iter()
         .position(|line| line.starts_with("→ "))
         .unwrap_or_else(|| panic!("no tool call\n{}", failure()));
-    assert!(
-        lines[first].starts_with("→ read_file {") && lines[first].contains("notes.txt"),
-        "{}",
-        failure()
-    );
-    // ...our answer, next, carries the file's text...
-    assert!(
-        lines[first + 1].starts_with("← {")
-            && lines[first + 1].contains("Meeting moved to Thursday"),
-        "{}",
-        failure()
-    );
+    assert!(lines[first].starts_with("→ read_file {"), "{}", failure());
+    // ...and our answer comes next. A 270M model does not always name the file the prompt
+    // names (one run asked for `file_name.txt`): then the answer must be an error the model can
+    // act on, naming the path it asked for, and the tally must count the call failed.
+    let named_it = lines[first].contains("notes.txt");
+    let answer = lines[first + 1];
+    if named_it {
+        assert!(
+            answer.starts_with("← {") && answer.contains("Meeting moved to Thursday"),
+            "{}",
+            failure()
+        );
+    } else {
+        let asked = lines[first]
+            .split('"')
+            .skip_while(|part| *part != "path")
+            .nth(2)
+            .unwrap_or_else(|| panic!("no path in the call\n{}", failure()));
+        assert!(
+            answer.starts_with("← {\"error\"")
+                && answer.contains("not found")
+                && std::path::Path::new(asked)
+                    .file_name()
+                    .is_some_and(|name| answer.contains(&*name.to_string_lossy())),
+            "{}",
+            failure()
+        );
+    }
     // ...then the request without tools, the model's reply, and the tally.
     assert!(
         lines[first + 2].starts_with("(turn limit: 1 requests"),
@@ -767,10 +782,15 @@ fn the_agent_reads_a_file_for_a_real_offline_model() {
         "{}",
         failure()
     );
-    // One call, which ran (exact or repaired: the model's choice), none failed.
+    // One call: it ran (exact or repaired, the model's choice), or it failed as answered.
     let tally = lines.last().copied().unwrap_or_default();
+    let fate = if named_it {
+        ", 0 failed)"
+    } else {
+        ", 1 failed)"
+    };
     assert!(
-        tally.starts_with("calls: 1 (") && tally.ends_with(", 0 failed)"),
+        tally.starts_with("calls: 1 (") && tally.ends_with(fate),
         "{}",
         failure()
     );
