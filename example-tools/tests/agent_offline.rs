@@ -696,7 +696,7 @@ fn the_agent_reads_a_file_for_a_real_offline_model() {
     let server = ModelServer::start(&python, &model, logs.path());
     let ready = starting.elapsed();
 
-    let prompt = "Read the file notes.txt and tell me what it says.";
+    let prompt = "Call read_file with path notes.txt.";
     let started = Instant::now();
     // One request with tools (forced to read_file), then, at the turn limit, one without.
     let run = agent(
