@@ -20,7 +20,7 @@
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use parking_lot::RwLock;
 use serde_json::Value;
@@ -205,6 +205,9 @@ impl fmt::Debug for Hook {
 #[derive(Default)]
 pub struct Hooks {
     hooks: RwLock<Arc<Vec<Hook>>>,
+    /// How many hooks `hooks` holds, readable without the lock: a call on a registry without
+    /// hooks (the common case) then costs no lock and no reference count.
+    count: AtomicUsize,
     next_id: AtomicU64,
 }
 
@@ -223,6 +226,7 @@ impl Hooks {
             owner: owner.map(Arc::from),
             function,
         });
+        self.count.store(hooks.len(), Ordering::Release);
         id
     }
 
@@ -258,6 +262,7 @@ impl Hooks {
         let mut hooks = self.hooks.write();
         let before = hooks.len();
         Arc::make_mut(&mut hooks).retain(|hook| hook.id != id);
+        self.count.store(hooks.len(), Ordering::Release);
         hooks.len() != before
     }
 
@@ -266,6 +271,7 @@ impl Hooks {
         let mut hooks = self.hooks.write();
         let before = hooks.len();
         Arc::make_mut(&mut hooks).retain(|hook| hook.owner.as_deref() != Some(owner));
+        self.count.store(hooks.len(), Ordering::Release);
         before - hooks.len()
     }
 
@@ -274,9 +280,18 @@ impl Hooks {
         self.hooks.read().clone()
     }
 
+    /// The hooks now registered, or `None` when there are none (then without taking the lock).
+    pub(crate) fn current(&self) -> Option<Arc<Vec<Hook>>> {
+        if self.is_empty() {
+            None
+        } else {
+            Some(self.snapshot())
+        }
+    }
+
     /// Whether no hook is registered (the pipeline then goes straight to dispatch).
     pub fn is_empty(&self) -> bool {
-        self.hooks.read().is_empty()
+        self.count.load(Ordering::Acquire) == 0
     }
 }
 

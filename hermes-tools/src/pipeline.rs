@@ -167,7 +167,8 @@ struct Call<'a> {
     options: &'a CallOptions,
     config: Arc<Config>,
     tool: Option<Arc<Tool>>,
-    hooks: Arc<Vec<Hook>>,
+    /// `None` when the registry has no hooks (read without its lock).
+    hooks: Option<Arc<Vec<Hook>>>,
     /// The arguments parsed, only when hooks or the gate read them.
     value: Value,
     /// When the call started, for the post-call hooks' duration (none without hooks: reading
@@ -177,8 +178,8 @@ struct Call<'a> {
 
 /// What admission decided.
 enum Admission<'a> {
-    /// Run the tool (the one looked up for the call).
-    Run(Call<'a>, Arc<Tool>),
+    /// Run the call's tool (`Call::tool`, set).
+    Run(Call<'a>),
     /// Answer without running it (refused, blocked, not approved, unknown).
     Answer(Call<'a>, ToolAnswer, Status),
 }
@@ -202,8 +203,8 @@ impl ToolRegistry {
     ) -> ToolAnswer {
         match self.admit(name, args, ctx, options) {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
-            Admission::Run(call, tool) => {
-                let answer = call.run(&tool).await;
+            Admission::Run(call) => {
+                let answer = call.run().await;
                 let status = status_of(&answer);
                 call.finish(answer, status)
             }
@@ -226,11 +227,11 @@ impl ToolRegistry {
     ) -> ToolAnswer {
         match self.admit(name, args, ctx, options) {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
-            Admission::Run(call, tool) => {
-                let answer = if runs_inline(&tool) {
-                    call.run_inline(&tool)
+            Admission::Run(call) => {
+                let answer = if call.tool().is_some_and(runs_inline) {
+                    call.run_inline()
                 } else {
-                    crate::bridge::block_on(call.run(&tool)).unwrap_or_else(|err| {
+                    crate::bridge::block_on(call.run()).unwrap_or_else(|err| {
                         ToolAnswer::error(format!("could not start an async runtime: {err}"))
                     })
                 };
@@ -254,16 +255,16 @@ impl ToolRegistry {
             .as_ref()
             .is_none_or(|shown| shown.contains(name));
         let tool = self.get(name).filter(|_| offered);
-        let hooks = self.hooks().snapshot();
+        let hooks = self.hooks().current();
         // Parsed only for hooks and the gate: the plain path hands the raw text to dispatch.
         let needs_value =
-            !hooks.is_empty() || tool.as_deref().is_some_and(|t| needs_approval(&config, t));
+            hooks.is_some() || tool.as_deref().is_some_and(|t| needs_approval(&config, t));
         let value = if needs_value {
             serde_json::from_str(args).unwrap_or(Value::Null)
         } else {
             Value::Null
         };
-        let started = (!hooks.is_empty()).then(Instant::now);
+        let started = hooks.is_some().then(Instant::now);
         let call = Call {
             registry: self,
             name,
@@ -280,10 +281,10 @@ impl ToolRegistry {
             let refusal = ToolAnswer::refusal(format!("{name} must be handled by the agent loop"));
             return Admission::Answer(call, refusal, Status::Blocked);
         }
-        match (call.gate(), call.tool.clone()) {
-            (Err(refusal), _) => Admission::Answer(call, refusal, Status::Blocked),
-            (Ok(()), Some(tool)) => Admission::Run(call, tool),
-            (Ok(()), None) => {
+        match call.gate() {
+            Err(refusal) => Admission::Answer(call, refusal, Status::Blocked),
+            Ok(()) if call.tool.is_some() => Admission::Run(call),
+            Ok(()) => {
                 // Not a second lookup: a tool registered since must not skip the gate.
                 let answer = self.unknown_tool(name, options.definitions.as_ref());
                 Admission::Answer(call, answer, Status::Error)
@@ -310,18 +311,28 @@ fn needs_approval(config: &Config, tool: &Tool) -> bool {
 }
 
 impl Call<'_> {
+    /// The hooks to run (none without hooks).
+    fn hooks(&self) -> &[Hook] {
+        self.hooks.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// The tool called, when it exists and is offered.
+    fn tool(&self) -> Option<&Tool> {
+        self.tool.as_deref()
+    }
+
     /// Steps 2 and 3: pre-call hooks and the approval gate. `Err` is the refusal to answer.
     fn gate(&self) -> Result<(), ToolAnswer> {
         let name = self.name;
         let mut approval: Option<String> = None;
-        if !self.options.skip_pre_hooks && !self.hooks.is_empty() {
+        if !self.options.skip_pre_hooks && !self.hooks().is_empty() {
             let pending = PendingCall {
                 name,
                 args_text: self.args,
                 args: &self.value,
                 ctx: &self.ctx,
             };
-            match hooks::run_pre(&self.hooks, &pending) {
+            match hooks::run_pre(self.hooks(), &pending) {
                 Some(Directive::Block(message)) => return Err(ToolAnswer::refusal(message)),
                 Some(Directive::Approve(reason)) => approval = Some(reason),
                 None => {}
@@ -357,7 +368,12 @@ impl Call<'_> {
     }
 
     /// Step 4 for a sync tool, on this thread.
-    fn run_inline(&self, tool: &Tool) -> ToolAnswer {
+    fn run_inline(&self) -> ToolAnswer {
+        let Some(tool) = self.tool() else {
+            return self
+                .registry
+                .unknown_tool(self.name, self.options.definitions.as_ref());
+        };
         let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
         let run = || run_sync(tool, self.args, &self.ctx, &judge);
         // On a multi-thread runtime, let the executor move its other tasks off this worker.
@@ -373,9 +389,14 @@ impl Call<'_> {
     }
 
     /// Step 4: dispatch, where the tool's kind says (see the module docs).
-    async fn run(&self, tool: &Arc<Tool>) -> ToolAnswer {
+    async fn run(&self) -> ToolAnswer {
+        let Some(tool) = self.tool.as_ref() else {
+            return self
+                .registry
+                .unknown_tool(self.name, self.options.definitions.as_ref());
+        };
         if runs_inline(tool) && !self.options.off_thread {
-            return self.run_inline(tool);
+            return self.run_inline();
         }
         let limit = self.config.timeout_for(tool.name(), tool.timeout_secs());
         let finished = if tool.is_async() {
@@ -428,7 +449,7 @@ impl Call<'_> {
 
     /// Steps 6 and 7: post-call hooks and transforms.
     fn transform(&self, answer: ToolAnswer, status: Status) -> ToolAnswer {
-        if self.hooks.is_empty() {
+        if self.hooks().is_empty() {
             answer
         } else {
             let record = CallRecord {
@@ -441,8 +462,8 @@ impl Call<'_> {
                 status,
                 ctx: &self.ctx,
             };
-            hooks::run_post(&self.hooks, &record);
-            match hooks::run_transforms(&self.hooks, &record) {
+            hooks::run_post(self.hooks(), &record);
+            match hooks::run_transforms(self.hooks(), &record) {
                 // An error stays an error (MCP's isError) whatever its text becomes.
                 Some(replacement) => {
                     self.redact(answer.with_text(ToolAnswer::text(replacement).into_string()))

@@ -15,7 +15,9 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
+use aho_corasick::automaton::Automaton;
+use aho_corasick::dfa::DFA;
+use aho_corasick::{Input, MatchKind};
 
 use super::catalogue::RULES;
 
@@ -27,20 +29,36 @@ const FAMILIES: &[&str] = &[
     "key", "_live_", "_test_", "_v1_", "dp.", "xox", "shp", "sntry", "_pat_", "$2", "$a",
 ];
 
-/// Which rules may match a text: one flag per rule.
-pub(super) struct Candidates([bool; RULES.len()]);
+/// Which rules may match a text: one bit per rule (a bit set, not an array of flags: every
+/// answer asks whether it is empty, and on a small answer scanning 90 flags cost as much as
+/// the search itself).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Candidates(u128);
+
+// One bit per rule.
+const _: () = assert!(RULES.len() <= 128, "Candidates holds 128 rules");
 
 impl Candidates {
-    pub(super) fn is_empty(&self) -> bool {
-        !self.0.contains(&true)
+    pub(super) fn is_empty(self) -> bool {
+        self.0 == 0
     }
 
-    /// The indices of the rules to run.
-    pub(super) fn rules(&self) -> impl Iterator<Item = usize> + '_ {
-        self.0
-            .iter()
-            .enumerate()
-            .filter_map(|(rule, &run)| run.then_some(rule))
+    /// Every rule.
+    fn all() -> Self {
+        Self(u128::MAX >> (128 - RULES.len()))
+    }
+
+    fn insert(&mut self, rule: usize) {
+        self.0 |= 1 << rule;
+    }
+
+    fn contains(self, rule: usize) -> bool {
+        self.0 & (1 << rule) != 0
+    }
+
+    /// The indices of the rules to run, in catalogue order.
+    pub(super) fn rules(self) -> impl Iterator<Item = usize> {
+        (0..RULES.len()).filter(move |&rule| self.contains(rule))
     }
 }
 
@@ -81,8 +99,9 @@ struct Prefilter {
     markers: Vec<String>,
     /// Marker -> the rules it stands for.
     rules_of: Vec<Vec<usize>>,
-    /// The triggers, ASCII case-insensitively.
-    automaton: AhoCorasick,
+    /// The triggers, ASCII case-insensitively. The DFA itself rather than an `AhoCorasick`:
+    /// a search then has no dynamic dispatch, which on a small answer is a good part of its cost.
+    automaton: DFA,
     /// Trigger -> the markers holding it, with where in the marker it stands.
     holders: Vec<Vec<(usize, usize)>>,
     /// The rules with a probe, and the probe: three of ninety, not worth a walk of all.
@@ -118,10 +137,9 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
                 .collect()
         })
         .collect();
-    let automaton = AhoCorasick::builder()
+    let automaton = DFA::builder()
         .ascii_case_insensitive(true)
         .match_kind(MatchKind::LeftmostFirst)
-        .kind(Some(AhoCorasickKind::DFA))
         .build(&triggers)
         // The markers are constants of the catalogue, covered by its tests.
         .unwrap_or_else(|err| panic!("the redaction markers do not build: {err}"));
@@ -141,7 +159,7 @@ static PREFILTER: LazyLock<Prefilter> = LazyLock::new(|| {
 
 impl Prefilter {
     /// Marks the rules of the markers holding `trigger` that stand at `at` in `bytes`.
-    fn check(&self, trigger: usize, at: usize, bytes: &[u8], found: &mut [bool]) {
+    fn check(&self, trigger: usize, at: usize, bytes: &[u8], found: &mut Candidates) {
         for &(marker, offset) in &self.holders[trigger] {
             let literal = self.markers[marker].as_bytes();
             let there = at
@@ -150,7 +168,7 @@ impl Prefilter {
                 .is_some_and(|window| window.eq_ignore_ascii_case(literal));
             if there {
                 for &rule in &self.rules_of[marker] {
-                    found[rule] = true;
+                    found.insert(rule);
                 }
             }
         }
@@ -161,26 +179,34 @@ impl Prefilter {
 pub(super) fn candidates(text: &str) -> Candidates {
     let prefilter = &*PREFILTER;
     let bytes = text.as_bytes();
-    let mut found = [false; RULES.len()];
+    let mut found = Candidates::default();
     let mut from = 0;
-    while let Some(hit) = prefilter
-        .automaton
-        .find(Input::new(bytes).range(from..bytes.len()))
-    {
-        prefilter.check(hit.pattern().as_usize(), hit.start(), bytes, &mut found);
-        from = hit.start() + 1;
-    }
-    for &(rule, probe) in &prefilter.probes {
-        if !found[rule] {
-            found[rule] = probe(bytes);
+    loop {
+        let input = Input::new(bytes).range(from..bytes.len());
+        match prefilter.automaton.try_find(&input) {
+            Ok(Some(hit)) => {
+                prefilter.check(hit.pattern().as_usize(), hit.start(), bytes, &mut found);
+                from = hit.start() + 1;
+            }
+            Ok(None) => break,
+            // An unanchored search of this DFA does not fail; if it ever did, every rule runs
+            // (a slower answer, never an unredacted one).
+            Err(_) => return Candidates::all(),
         }
     }
-    Candidates(found)
+    for &(rule, probe) in &prefilter.probes {
+        if !found.contains(rule) && probe(bytes) {
+            found.insert(rule);
+        }
+    }
+    found
 }
 
 /// Test helpers.
 #[cfg(test)]
 pub(super) mod inspect {
+    use aho_corasick::AhoCorasick;
+
     use super::*;
 
     /// Every marker, expanded, with its rule's name.
@@ -211,5 +237,20 @@ pub(super) mod inspect {
             }
         }
         (0..RULES.len()).filter(|&r| found[r]).collect()
+    }
+}
+
+#[cfg(test)]
+mod candidate_tests {
+    use super::*;
+
+    #[test]
+    fn the_fallback_runs_every_rule_and_nothing_beyond() {
+        let all: Vec<usize> = Candidates::all().rules().collect();
+        assert_eq!(all, (0..RULES.len()).collect::<Vec<_>>());
+        assert!(Candidates::default().is_empty());
+        let mut one = Candidates::default();
+        one.insert(RULES.len() - 1);
+        assert_eq!(one.rules().collect::<Vec<_>>(), [RULES.len() - 1]);
     }
 }
