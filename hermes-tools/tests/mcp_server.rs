@@ -171,6 +171,28 @@ async fn a_successful_call_is_json_text_and_structured_content() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_in_an_answer_reaches_the_client_masked() {
+    let (session, _) = connect(demo_server(&demo_registry())).await;
+    let key = "sk-proj-Zx81QmW0pLr5TvYb3NcK7sDfGh2JkL4n";
+    let result = session
+        .call_tool(call(
+            "echo",
+            json!({"text": format!("OPENAI_API_KEY={key}")}),
+        ))
+        .await
+        .expect("calls");
+    assert_eq!(result.is_error, Some(false));
+    let wire = serde_json::to_string(&result).expect("serializes");
+    assert!(!wire.contains("Zx81QmW0pLr5"), "{wire}");
+    assert_eq!(text_of(&result), r#"{"echo":"OPENAI_API_KEY=***"}"#);
+    assert_eq!(
+        result.structured_content,
+        Some(json!({"echo": "OPENAI_API_KEY=***"}))
+    );
+    session.cancel().await.expect("closes");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_and_bad_arguments_are_results_with_is_error() {
     let (session, _) = connect(demo_server(&demo_registry())).await;
     let failed = session

@@ -191,6 +191,22 @@ fn the_trigger_search_finds_exactly_the_rules_whose_markers_occur() {
     }
 }
 
+/// The catalogue checks one part of these formats (SendGrid's second half, a JWT's signature);
+/// every part must go: no 8 characters of the token survive beyond the 6 and 4 the mask keeps.
+#[test]
+fn every_part_of_a_sendgrid_key_and_a_jwt_is_masked() {
+    let sendgrid = "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";
+    let jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.luf1gYu8-0wwLFdFhWHl75MP20lWAXIlUCfHn2PuiEF";
+    for token in [sendgrid, jwt] {
+        let masked = redact(&format!("seen {token} end")).into_owned();
+        let hidden = &token[6..token.len() - 4];
+        for at in 0..=hidden.len() - 8 {
+            let window = &hidden[at..at + 8];
+            assert!(!masked.contains(window), "{window} survives in {masked}");
+        }
+    }
+}
+
 #[test]
 fn two_keys_separated_by_one_character_are_both_masked() {
     assert_eq!(
