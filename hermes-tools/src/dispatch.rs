@@ -89,6 +89,17 @@ impl ToolRegistry {
     /// (the definitions the model was given) or, without them, among every registered tool.
     pub(crate) fn unknown_tool(&self, name: &str, offered: Option<&Definitions>) -> ToolAnswer {
         let snapshot = self.snapshot();
+        // The tool of a server that is down is not unknown: say why it is missing.
+        if snapshot.get(name).is_none()
+            && let Some(reason) = self.absence(name)
+        {
+            let mut extra = Map::new();
+            extra.insert("unavailable".into(), Value::Bool(true));
+            return ToolAnswer::error_with(
+                format!("Tool {name:?} is unavailable: {reason}"),
+                extra,
+            );
+        }
         let suggestions = match offered {
             Some(definitions) => nearest(name, definitions.names()),
             None => nearest(name, snapshot.names()),

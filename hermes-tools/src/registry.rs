@@ -246,6 +246,9 @@ struct Inner {
     /// This registry's configuration and the number of times it was set (cached definitions
     /// key on it, so a description that depends on the config is computed anew).
     config: RwLock<(Arc<Config>, u64)>,
+    /// Why the tools under a name prefix are missing (the tools of an MCP server that is down
+    /// or failed to start), longest prefix first: a call of such a name is told why.
+    absences: RwLock<Vec<(String, String)>>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -357,6 +360,28 @@ impl ToolRegistry {
     }
 
     /// A number that changes each time [`set_config`](Self::set_config) is called.
+    /// Records why the tools whose names start with `prefix` are missing (`None`: they are
+    /// not, or no longer, explained).
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn set_absence(&self, prefix: &str, reason: Option<String>) {
+        let mut absences = self.inner.absences.write();
+        absences.retain(|(known, _)| known != prefix);
+        if let Some(reason) = reason {
+            absences.push((prefix.to_owned(), reason));
+            absences.sort_by_key(|(known, _)| std::cmp::Reverse(known.len()));
+        }
+    }
+
+    /// Why tool `name` is missing, if its prefix was explained.
+    pub(crate) fn absence(&self, name: &str) -> Option<String> {
+        self.inner
+            .absences
+            .read()
+            .iter()
+            .find(|(prefix, _)| name.starts_with(prefix.as_str()))
+            .map(|(_, reason)| reason.clone())
+    }
+
     pub(crate) fn config_version(&self) -> u64 {
         self.inner.config.read().1
     }

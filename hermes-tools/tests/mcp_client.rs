@@ -456,6 +456,18 @@ async fn a_missing_command_is_reported_and_the_others_go_on() {
         !reason.contains("abcdefghijklmnop"),
         "the token is redacted: {reason}"
     );
+    // Calling one of its tools says the server failed to start, and why.
+    let failed = call(&registry, "mcp__ghost__search", "{}").await;
+    assert!(
+        failed.as_str().contains(
+            r#"is unavailable: MCP server \"ghost\" failed to start: cannot start `/nonexistent/mcp-server-ghost"#
+        ),
+        "{failed}"
+    );
+    assert!(!failed.as_str().contains("abcdefghijklmnop"), "{failed}");
+    // The running server's tools are not affected.
+    let listed = names(&registry, "mcp-fake");
+    assert!(!listed.is_empty());
     // The failed server's toolset still resolves (to nothing), so selections naming it work.
     let selection = Selection {
         enabled: vec![],
@@ -526,9 +538,15 @@ async fn a_dead_server_loses_its_tools_and_comes_back() {
         ServerState::Reconnecting { .. }
     ));
     assert_ne!(registry.generation(), generation);
-    // Meanwhile the model is told the tool does not exist, with no call attempted.
+    // Meanwhile the model is told why the tool is missing, with no call attempted.
     let gone = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
-    assert!(gone.as_str().contains("Unknown tool"), "{gone}");
+    assert!(gone.is_error(), "{gone}");
+    assert!(
+        gone.as_str().contains(
+            r#"Tool \"mcp__fake__echo\" is unavailable: MCP server \"fake\" lost its connection and is reconnecting (attempt 1"#
+        ),
+        "{gone}"
+    );
 
     eventually("the server is back", || {
         matches!(
@@ -548,6 +566,9 @@ async fn a_dead_server_loses_its_tools_and_comes_back() {
     })
     .await;
     assert!(names(&registry, "mcp-fake").is_empty());
+    // Once the clients are gone, so is the explanation: the tool is simply unknown.
+    let after = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
+    assert!(after.as_str().contains("Unknown tool"), "{after}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -634,6 +655,13 @@ async fn a_disabled_server_is_never_started() {
             format: Format::OpenAi,
         };
         assert!(registry.definitions(&request).is_ok());
+        let skipped = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
+        assert!(
+            skipped
+                .as_str()
+                .contains(r#"is unavailable: MCP server \"fake\" was not started"#),
+            "{skipped}"
+        );
         drop(clients);
     }
     tokio::time::sleep(Duration::from_millis(200)).await;

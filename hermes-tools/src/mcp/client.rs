@@ -266,10 +266,14 @@ impl McpClients {
             };
             if let Some(reason) = skip_reason(&registry, &toolset, selection) {
                 tracing::info!(server = %name, %reason, "MCP server not started");
-                servers.push(new(ServerState::Skipped { reason }));
+                let server = new(ServerState::Starting);
+                server.set_state(&registry, ServerState::Skipped { reason });
+                servers.push(server);
                 continue;
             }
             let server = new(ServerState::Starting);
+            // Published before the supervisor runs, so it cannot overwrite a later state.
+            server.set_state(&registry, ServerState::Starting);
             let (settled, first_attempt) = oneshot::channel();
             tasks.push(runtime.spawn(supervisor::supervise(
                 Arc::clone(&server),
@@ -326,6 +330,8 @@ impl Drop for McpClients {
         let _ = self.stop.send(true);
         for server in &self.servers {
             server.deregister_all(&self.registry);
+            self.registry
+                .set_absence(&naming::tool_prefix(&server.name), None);
             if self
                 .registry
                 .snapshot()

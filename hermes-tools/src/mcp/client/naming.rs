@@ -39,6 +39,12 @@ pub fn sanitize_component(value: &str) -> String {
         .collect()
 }
 
+/// What the registry names of server `server`'s tools start with: `mcp__<server>__`, sanitised
+/// (a name shortened by its hash may have lost part of it).
+pub fn tool_prefix(server: &str) -> String {
+    format!("{TOOL_PREFIX}{}__", sanitize_component(server))
+}
+
 /// The registry name of tool `tool` of server `server`: `mcp__<server>__<tool>`, sanitised,
 /// shortened with a stable hash when over [`MAX_TOOL_NAME_LEN`] (see the [module docs](self)).
 pub fn tool_name(server: &str, tool: &str) -> String {

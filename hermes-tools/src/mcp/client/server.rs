@@ -109,8 +109,37 @@ impl Server {
         }
     }
 
-    pub(crate) fn set_state(&self, state: ServerState) {
+    /// Records the server's state, and tells the registry why its tools are missing while it
+    /// is not running (a call of one then says so instead of "unknown tool").
+    pub(crate) fn set_state(&self, registry: &ToolRegistry, state: ServerState) {
+        let absence = self.absence(&state);
         self.report.lock().state = state;
+        registry.set_absence(&naming::tool_prefix(&self.name), absence);
+    }
+
+    /// Why the server's tools are missing in `state` (`None` when running).
+    fn absence(&self, state: &ServerState) -> Option<String> {
+        let name = &self.name;
+        match state {
+            ServerState::Running { .. } => None,
+            ServerState::Starting => Some(format!(
+                "MCP server {name:?} is still starting. Try again in a moment."
+            )),
+            ServerState::Reconnecting {
+                attempt,
+                last_error,
+            } => Some(format!(
+                "MCP server {name:?} lost its connection and is reconnecting (attempt {attempt}; \
+                 last error: {last_error}). Try again later, or do without it."
+            )),
+            ServerState::Failed { reason } => Some(format!(
+                "MCP server {name:?} failed to start: {reason}. It is not retried until its \
+                 configuration is fixed; tell the user."
+            )),
+            ServerState::Skipped { reason } => {
+                Some(format!("MCP server {name:?} was not started: {reason}."))
+            }
+        }
     }
 
     pub(crate) fn count_refresh(&self) {
@@ -164,10 +193,12 @@ impl Server {
         }
         let tools: Vec<String> = registered.keys().cloned().collect();
         tracing::info!(server = %self.name, tools = tools.len(), rejected = rejected.len(), "MCP tools registered");
-        let mut report = self.report.lock();
-        report.registered = registered;
-        report.rejected = rejected;
-        report.state = ServerState::Running { tools };
+        {
+            let mut report = self.report.lock();
+            report.registered = registered;
+            report.rejected = rejected;
+        }
+        self.set_state(registry, ServerState::Running { tools });
     }
 
     /// Removes every tool of this server from the registry.

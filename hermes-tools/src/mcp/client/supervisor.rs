@@ -89,11 +89,9 @@ pub(crate) async fn supervise(
             () = stopped(&mut stop) => break,
         };
         let ended = match connected {
-            Ok(running) => {
-                let ended = serve(&server, &registry, running, &mut stop, &mut first).await;
-                server.deregister_all(&registry);
-                ended
-            }
+            // Its tools are deregistered once the new state is set (below): whoever sees them
+            // gone then sees why.
+            Ok(running) => serve(&server, &registry, running, &mut stop, &mut first).await,
             Err(reason) => Ended::Failed(reason),
         };
         let reason = match ended.redacted() {
@@ -106,7 +104,8 @@ pub(crate) async fn supervise(
             }
             Ended::Failed(reason) if first.is_some() => {
                 tracing::warn!(server = %server.name, %reason, "MCP server failed to start");
-                server.set_state(ServerState::Failed { reason });
+                server.set_state(&registry, ServerState::Failed { reason });
+                server.deregister_all(&registry);
                 settle(&mut first);
                 return;
             }
@@ -117,10 +116,14 @@ pub(crate) async fn supervise(
         };
         let delay = backoff.delay(attempt);
         attempt = attempt.saturating_add(1);
-        server.set_state(ServerState::Reconnecting {
-            attempt,
-            last_error: reason,
-        });
+        server.set_state(
+            &registry,
+            ServerState::Reconnecting {
+                attempt,
+                last_error: reason,
+            },
+        );
+        server.deregister_all(&registry);
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = stopped(&mut stop) => break,
