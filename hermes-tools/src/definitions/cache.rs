@@ -28,8 +28,10 @@ pub(super) struct Freshness {
     pub(super) availability_epoch: u64,
 }
 
+/// Hashed with foldhash: a hit hashes the whole selection, and SipHash made that most of the
+/// cost of a cached list (the keys are the operator's selections, not an attacker's).
 type Entries = (
-    HashMap<DefinitionsRequest, Entry>,
+    HashMap<DefinitionsRequest, Entry, foldhash::fast::RandomState>,
     VecDeque<DefinitionsRequest>,
 );
 
@@ -52,12 +54,12 @@ impl DefinitionsCache {
         &self,
         request: &DefinitionsRequest,
         freshness: Freshness,
-        now: Instant,
+        now: impl FnOnce() -> Instant,
     ) -> Option<Definitions> {
         let entries = self.entries.lock();
         let entry = entries.0.get(request)?;
         let fresh =
-            entry.freshness == freshness && entry.valid_until.is_none_or(|until| now < until);
+            entry.freshness == freshness && entry.valid_until.is_none_or(|until| now() < until);
         fresh.then(|| entry.definitions.clone())
     }
 

@@ -69,16 +69,23 @@ impl ToolRegistry {
     /// A [`SelectionError`] when the selection names an unknown toolset (with the nearest
     /// known names) or names one toolset in both lists.
     pub fn definitions(&self, request: &DefinitionsRequest) -> Result<Definitions, SelectionError> {
-        let snapshot = self.snapshot();
+        // A hit reads three counters (no snapshot is taken, and the clock only for an entry
+        // that expires): the common call costs a lock and a hash.
         let freshness = Freshness {
-            generation: snapshot.generation(),
+            generation: self.generation(),
             config_version: self.config_version(),
             availability_epoch: self.availability().epoch(),
         };
-        let now = self.availability().now();
-        if let Some(hit) = self.definitions_cache().get(request, freshness, now) {
+        let clock = || self.availability().now();
+        if let Some(hit) = self.definitions_cache().get(request, freshness, clock) {
             return Ok(hit);
         }
+        let snapshot = self.snapshot();
+        // A change since the counters were read is keyed by the snapshot the list comes from.
+        let freshness = Freshness {
+            generation: snapshot.generation(),
+            ..freshness
+        };
         let selected = selected_tools(&snapshot, &request.selection)?;
         let mut probe = self.availability().probe();
         let tools: Vec<&Arc<Tool>> = selected
