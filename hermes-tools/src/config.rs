@@ -1,6 +1,11 @@
 //! Configuration: one TOML file for what an operator tunes, held by each registry.
 //!
+//! Reading TOML (`Config::from_toml_str`, `Config::load`) needs the `toml` feature (on by
+//! default). Without it a [`Config`] is built in code (it is all public fields and a
+//! `Default`) or deserialized from any serde format.
+//!
 //! ```
+//! # #[cfg(feature = "toml")] {
 //! use hermes_tools::{Config, ToolRegistry};
 //!
 //! let config = Config::from_toml_str(r#"
@@ -20,6 +25,7 @@
 //! registry.set_config(config);
 //! assert_eq!(registry.config().check_ttl_secs, 10);
 //! assert_eq!(ToolRegistry::new().config().check_ttl_secs, 30);
+//! # }
 //! ```
 //!
 //! There is no process-wide configuration: [`ToolRegistry::set_config`](crate::ToolRegistry::set_config)
@@ -27,7 +33,9 @@
 //! config of the registry running it through [`ToolContext::config`](crate::ToolContext::config).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+#[cfg(feature = "toml")]
+use std::path::Path;
+use std::path::PathBuf;
 use std::sync::{Arc, LazyLock};
 
 use serde::Deserialize;
@@ -220,9 +228,10 @@ pub struct ToolSettings {
     /// Whether its answers reach the model unredacted (over its `#[tool(raw_output)]`
     /// declaration). Its answers may then carry any credential it reads.
     pub raw_output: Option<bool>,
-    /// Its own settings, read with [`Config::tool_setting`].
+    /// Its own settings, read with [`Config::tool_setting`]: JSON values, whatever format the
+    /// configuration was read from (a TOML table is an object).
     #[serde(flatten)]
-    pub settings: toml::Table,
+    pub settings: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A configuration that could not be read.
@@ -254,6 +263,8 @@ fn location(path: &Option<PathBuf>) -> String {
 
 impl Config {
     /// Parses a configuration from TOML text.
+    #[cfg(feature = "toml")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "toml")))]
     pub fn from_toml_str(text: &str) -> Result<Config, ConfigError> {
         toml::from_str(text).map_err(|err| ConfigError::Invalid {
             path: None,
@@ -261,7 +272,9 @@ impl Config {
         })
     }
 
-    /// Reads a configuration file.
+    /// Reads a configuration file (TOML).
+    #[cfg(feature = "toml")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "toml")))]
     pub fn load(path: impl AsRef<Path>) -> Result<Config, ConfigError> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
@@ -330,12 +343,11 @@ impl Config {
 
     /// The setting `key` of tool `tool`, if present and of type `T`.
     pub fn tool_setting<T: DeserializeOwned>(&self, tool: &str, key: &str) -> Option<T> {
-        let value = self.tools.get(tool)?.settings.get(key)?.clone();
-        value.try_into().ok()
+        T::deserialize(self.tools.get(tool)?.settings.get(key)?).ok()
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "toml"))]
 mod tests {
     use super::*;
 

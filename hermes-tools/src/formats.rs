@@ -73,6 +73,7 @@ use crate::schema::resolve_ref as resolve;
 mod gemini;
 mod strict;
 
+#[cfg(feature = "lint")]
 pub(crate) use strict::inexpressible as strict_inexpressible;
 #[cfg(test)]
 mod tests;

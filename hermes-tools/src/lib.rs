@@ -42,9 +42,29 @@
 //! - [`ToolRegistry`] holds the tools (a cheap `Clone` handle); its methods [`call`](ToolRegistry::call)
 //!   and [`definitions`](ToolRegistry::definitions) are what an agent uses.
 //! - [`hooks`] wrap calls; [`toolsets`] select tools; [`availability`] caches check functions;
-//!   [`config`] is what an operator tunes; [`plugins`] load tools at run time; [`lint`] checks
-//!   declarations; `cli` (feature `cli`) and `mcp` (feature `mcp`) are the command line and MCP
-//!   in both directions.
+//!   [`config`] is what an operator tunes; [`plugins`] load tools at run time; `lint` (feature
+//!   `lint`) checks declarations; `cli` (feature `cli`) and `mcp` (feature `mcp`) are the
+//!   command line and MCP in both directions.
+//!
+//! # Features
+//!
+//! Without features the crate declares, describes, validates, redacts and dispatches tools,
+//! with the programmatic [`Config`] and compiled plugins: what a library of tools needs. Such a library should depend on `hermes-tools` with `default-features = false` and
+//! leave the rest to the binary that links it.
+//!
+//! | feature | default | what it adds | what it costs to build |
+//! |---|---|---|---|
+//! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
+//! | `toml` | on | `Config::from_toml_str` and `Config::load` | the toml crate |
+//! | `command-plugins` | on | [`plugins`] written as a `plugin.toml` and a program; implies `toml` | tokio's process and I/O support |
+//! | `lint` | on | the `lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules | its own code only |
+//! | `regex-full` | on | regex's optimisations and every Unicode table: faster redaction, and tool schemas' `pattern`s may use any Unicode class | regex's lazy DFA, one-pass and backtracking engines, Unicode tables |
+//! | `mcp` | off | the `mcp` module: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
+//!
+//! Without `command-plugins`, an enabled command plugin is reported
+//! [`Failed`](plugins::PluginStatus::Failed), naming the feature. Without `regex-full`,
+//! redaction matches the same text, more slowly, and a schema `pattern` with a Unicode class
+//! other than `\w`, `\d`, `\s` cannot be compiled and is not checked.
 //!
 //! # Calling from sync and async code
 //!
@@ -71,6 +91,8 @@ mod discovery;
 mod dispatch;
 mod formats;
 pub mod hooks;
+#[cfg(feature = "lint")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
 pub mod lint;
 pub mod logs;
 #[cfg(feature = "mcp")]

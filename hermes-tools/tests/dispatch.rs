@@ -140,7 +140,10 @@ fn an_undeclared_argument_is_refused_unless_the_config_ignores_it() {
     assert!(error.contains(r#"Did you mean "b"?"#), "{error}");
     // A registry of its own, so the global one keeps the default rule.
     let registry = ToolRegistry::linked();
-    registry.set_config(Config::from_toml_str("unknown_arguments = \"ignore\"\n").unwrap());
+    registry.set_config(Config {
+        unknown_arguments: hermes_tools::config::UnknownArguments::Ignore,
+        ..Config::default()
+    });
     let answer = registry.call_blocking("add", r#"{"a": 1, "b": 2, "bb": 3}"#, &ToolContext::new());
     assert_eq!(answer.as_str(), "3");
 }

@@ -379,6 +379,7 @@ fn spill_files_are_bounded_in_bytes_and_age() {
 }
 
 #[test]
+#[cfg(feature = "toml")]
 fn spill_bounds_are_config_keys_with_defaults() {
     let config = Config::from_toml_str(
         "spill_dir = \"spills\"\nspill_max_files = 10\nspill_max_bytes = 1000000\nspill_max_age_secs = 60\n",

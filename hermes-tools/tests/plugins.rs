@@ -3,6 +3,9 @@
 //!
 //! The compiled plugins are declared here with `#[plugin]`; every test loads the ones it
 //! enables into a fresh registry, so tests do not see each other's plugins.
+//!
+//! Built with the `command-plugins` feature (on by default), which its command plugins need.
+#![cfg(feature = "command-plugins")]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

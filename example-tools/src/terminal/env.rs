@@ -30,6 +30,19 @@ pub const INHERITED: [&str; 11] = [
 const TOOL: &str = "terminal";
 const KEY: &str = "env_allow";
 
+/// What the operator wrote, in TOML's words (settings are held as JSON values).
+fn toml_type(value: &serde_json::Value) -> &'static str {
+    match value {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "boolean",
+        serde_json::Value::Number(n) if n.is_f64() => "float",
+        serde_json::Value::Number(_) => "integer",
+        serde_json::Value::String(_) => "string",
+        serde_json::Value::Array(_) => "array",
+        serde_json::Value::Object(_) => "table",
+    }
+}
+
 /// Which of the agent's variables a command inherits: the defaults and the operator's list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct EnvFilter {
@@ -54,7 +67,7 @@ impl EnvFilter {
             return Err(format!(
                 "`[tools.{TOOL}] {KEY}` must be a list of variable names such as \
                  [\"CARGO_HOME\", \"RUST_*\"], not a {}",
-                value.type_str()
+                toml_type(value)
             ));
         };
         let mut names = Vec::with_capacity(items.len());
@@ -63,7 +76,7 @@ impl EnvFilter {
                 return Err(format!(
                     "`[tools.{TOOL}] {KEY}` must hold strings (variable names such as \
                      \"CARGO_HOME\" or prefixes such as \"RUST_*\"), not a {}",
-                    item.type_str()
+                    toml_type(item)
                 ));
             };
             names.push(name);

@@ -5,10 +5,13 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use super::MANIFEST_FILE;
+#[cfg(feature = "command-plugins")]
 use super::command::command_tool;
 use super::compiled::{PLUGINS, PluginDecl};
 use super::context::{Added, PluginContext, PluginError};
-use super::manifest::{MANIFEST_FILE, Manifest};
+#[cfg(feature = "command-plugins")]
+use super::manifest::Manifest;
 use crate::config::PluginsConfig;
 use crate::hooks::{HookId, HookKind};
 use crate::registry::ToolRegistry;
@@ -348,6 +351,7 @@ impl PluginManager {
     }
 
     /// Reads the manifest and registers its tools: the description and what was added.
+    #[cfg(feature = "command-plugins")]
     fn register_command(&self, dir: &Path, may_override: bool) -> Result<(String, Added), String> {
         let manifest = Manifest::load(dir).map_err(|err| err.to_string())?;
         let file = dir.join(MANIFEST_FILE);
@@ -358,6 +362,16 @@ impl PluginManager {
         }
         let added = ctx.finish().map_err(|err| err.to_string())?;
         Ok((manifest.description.trim().to_owned(), added))
+    }
+
+    /// Without the `command-plugins` feature, an enabled command plugin fails, saying why.
+    #[cfg(not(feature = "command-plugins"))]
+    fn register_command(&self, dir: &Path, _: bool) -> Result<(String, Added), String> {
+        Err(format!(
+            "{} is a command plugin, and this binary was built without hermes-tools' \
+             `command-plugins` feature",
+            dir.join(MANIFEST_FILE).display()
+        ))
     }
 }
 
@@ -423,4 +437,30 @@ fn scan(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     }
     found.sort();
     Ok(found)
+}
+
+#[cfg(all(test, not(feature = "command-plugins")))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn without_the_feature_an_enabled_command_plugin_fails_naming_it() {
+        let dir = std::env::temp_dir().join(format!("hermes-no-commands-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("echo")).unwrap();
+        std::fs::write(dir.join("echo").join(MANIFEST_FILE), "name = \"echo\"\n").unwrap();
+        let registry = ToolRegistry::new();
+        let mut plugins = PluginManager::new(&registry);
+        plugins.load(&PluginsConfig {
+            enabled: vec!["echo".into()],
+            dir: Some(dir.clone()),
+            ..Default::default()
+        });
+        let info = plugins.get("echo").unwrap();
+        assert_eq!(info.kind, PluginKind::Command);
+        let PluginStatus::Failed(reason) = &info.status else {
+            panic!("{:?}", info.status);
+        };
+        assert!(reason.contains("`command-plugins` feature"), "{reason}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -16,8 +16,7 @@ use toml::de::{DeTable, DeValue};
 
 use crate::registry::is_valid_tool_name;
 
-/// The manifest's file name inside a plugin's directory.
-pub const MANIFEST_FILE: &str = "plugin.toml";
+use super::MANIFEST_FILE;
 
 /// A command plugin's manifest.
 ///

@@ -66,6 +66,10 @@
 //!
 //! # Command plugins
 //!
+//! They need the `command-plugins` feature (on by default; it adds tokio's process support and
+//! the toml parser). Without it the manager still finds their directories, and reports an
+//! enabled one [`Failed`](PluginStatus::Failed), saying which feature it needs.
+//!
 //! ```toml
 //! # plugins/word_count/plugin.toml: the name is the directory's
 //! name = "word_count"
@@ -90,13 +94,20 @@
 //! status and the end of stderr. A bad manifest fails the plugin with an error naming the
 //! file, the line and the field ([`ManifestError`]).
 
+#[cfg(feature = "command-plugins")]
 mod command;
 mod compiled;
 mod context;
 mod manager;
+#[cfg(feature = "command-plugins")]
 mod manifest;
 
 pub use compiled::{PLUGINS, PluginDecl};
 pub use context::{PluginContext, PluginError};
 pub use manager::{PluginInfo, PluginKind, PluginManager, PluginStatus};
-pub use manifest::{MANIFEST_FILE, Manifest, ManifestError, OutputFormat, ToolManifest};
+#[cfg(feature = "command-plugins")]
+#[cfg_attr(docsrs, doc(cfg(feature = "command-plugins")))]
+pub use manifest::{Manifest, ManifestError, OutputFormat, ToolManifest};
+
+/// The manifest's file name inside a command plugin's directory.
+pub const MANIFEST_FILE: &str = "plugin.toml";

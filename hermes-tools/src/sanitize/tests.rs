@@ -621,10 +621,17 @@ fn redaction_time(input: &str) -> Duration {
 
 #[test]
 fn hostile_inputs_take_linear_time() {
-    // Four times the text may take about four times as long, never sixteen.
+    // Four times the text may take about four times as long, never sixteen. Other tests run
+    // beside this one and only ever add time, so each is the best of three.
+    let best = |input: &str| {
+        (0..3)
+            .map(|_| redaction_time(input))
+            .min()
+            .unwrap_or_default()
+    };
     for (small, big) in hostile_inputs(16_000).iter().zip(hostile_inputs(64_000)) {
-        let small_time = redaction_time(small).min(redaction_time(small));
-        let big_time = redaction_time(&big);
+        let small_time = best(small);
+        let big_time = best(&big);
         assert!(
             big_time < small_time * 8 + Duration::from_millis(50)
                 && big_time < Duration::from_secs(5),
