@@ -2,16 +2,17 @@
 //!
 //! For `#[tool] fn foo(...)` the expansion is, beside the untouched function, one static `FOO_TOOL`
 //! in the `TOOLS` distributed slice (unless the tool is `unlisted`: a plugin registers it
-//! itself), with the function's visibility. Its initializer block holds the argument struct
-//! and the wrapper, so neither leaks into the module. (A type named `foo` would be shorter to
-//! write but clashes with a module `foo`, the usual home of a tool `foo`.)
+//! itself), with the function's visibility. Its initializer block holds the parsing function,
+//! the schema table and the wrapper, so none leaks into the module. (A type named `foo` would
+//! be shorter to write but clashes with a module `foo`, the usual home of a tool `foo`.)
 //!
-//! Generated code is compiled once per tool, so it is kept to what only this tool can say:
-//! the struct's fields, one `visit_map` body, the call. Everything generic (parsing the
-//! argument text, the schema, the parse-only check, reading keys, missing and duplicate
-//! fields) is a runtime function named by path, compiled once per type or once per crate:
-//! the struct derives `JsonSchema` (the schema must be exactly schemars') but not serde's
-//! `Deserialize`, whose field enum, visitor and `visit_seq` are written per struct.
+//! Generated code is compiled once per tool, so it is kept to what only this tool can say,
+//! mostly as data: the parameters' names and defaults, a table of their schemas' fields, the
+//! call. No type is declared per tool (an argument struct would bring its own `Deserialize`
+//! and `JsonSchema`, and its own instantiations of serde_json and schemars): the runtime's
+//! `args::parse` reads the values into the cons list of the parameter types (compiled once
+//! per list of types), and `args::schema` builds schemars' schema from the table (generic only
+//! per field type). An `#[args]` struct keeps its own derives.
 //!
 //! Runtime items are named only through `#krate::__private` (and the exported `__answer!`).
 //! With errors, [`fallback`] emits the function and a placeholder `FOO_TOOL` instead.
@@ -114,9 +115,8 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         clamped,
         ..
     } = tool;
-    let args_struct = args_struct(tool, private);
-    let args_ty = args_type(tool);
-    let wrapper = wrapper(tool, private);
+    let arguments = arguments(tool, private);
+    let wrapper = wrapper(tool, private, &arguments);
     let handler = if tool.is_async {
         quote!(#private::StaticHandler::Async(__hermes_call))
     } else {
@@ -154,9 +154,15 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let provenance = provenance(private, tool.ident.span());
+    let Arguments {
+        items: arguments_items,
+        parse_only,
+        schema,
+        ..
+    } = &arguments;
 
     quote! {{
-        #args_struct
+        #arguments_items
 
         #wrapper
 
@@ -181,138 +187,116 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             },
             clamped: &[#(#clamped),*],
             validate: #validate,
-            schema: #private::schema_for::<#args_ty>,
+            schema: #schema,
             handler: #handler,
-            // The wrapper's own parse (`parse_arguments`), without the call.
-            parse: #private::parse_only::<#args_ty>,
+            // The wrapper's own parse (`__hermes_parse` or `parse_arguments`), without the call.
+            parse: #parse_only,
             provenance: #provenance,
         }
     }}
 }
 
-fn args_type(tool: &Tool) -> TokenStream {
-    match tool.params.iter().find_map(|p| match &p.kind {
+/// The `#[args]` struct's type, if the tool takes one.
+fn args_struct_type(tool: &Tool) -> Option<&syn::Type> {
+    tool.params.iter().find_map(|p| match &p.kind {
         ParamKind::Args(ty) => Some(ty),
         _ => None,
-    }) {
-        Some(ty) => quote!(#ty),
-        None => quote!(__HermesArgs),
-    }
+    })
 }
 
-/// The struct the model's arguments deserialize into (not generated with `#[args]`).
-fn args_struct(tool: &Tool, private: &TokenStream) -> TokenStream {
-    if tool
-        .params
-        .iter()
-        .any(|p| matches!(p.kind, ParamKind::Args(_)))
-    {
-        return TokenStream::new();
-    }
-    let schemars_crate = quote!(#private::schemars).to_string();
-    let mut defaults = Vec::new();
-    let args: Vec<_> = tool
-        .params
+/// The parameters the model fills, in order.
+fn model_args(tool: &Tool) -> Vec<(&Param, &ArgParam)> {
+    tool.params
         .iter()
         .filter_map(|param| match &param.kind {
             ParamKind::Arg(arg) => Some((param, &**arg)),
             _ => None,
         })
-        .collect();
-    let fields = args
-        .iter()
-        .map(|(param, arg)| field(param, arg, &mut defaults))
-        .collect::<Vec<_>>();
-    let deserialize = deserialize_impl(&args, private);
-    // `#[serde(...)]` is read by schemars' derive (names, defaults, `additionalProperties`);
-    // the deserialization that honours the same attributes is `deserialize_impl`'s.
-    quote! {
-        #[derive(#private::schemars::JsonSchema)]
-        #[serde(deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
-        #[allow(non_camel_case_types, non_snake_case, dead_code)]
-        struct __HermesArgs {
-            #(#fields,)*
-        }
-        #(#defaults)*
-        #deserialize
-    }
+        .collect()
 }
 
-/// `Deserialize` for the argument struct through `args::FromArguments`: a loop over the
-/// object's entries that fills one slot per parameter, then the struct from the slots. Keys,
-/// duplicates and missing values are the runtime's (`__private::args`), shared by all tools.
-fn deserialize_impl(args: &[(&Param, &ArgParam)], private: &TokenStream) -> TokenStream {
-    let de = quote!(#private::args);
-    let names: Vec<_> = args.iter().map(|(_, arg)| &arg.json_name).collect();
-    let slots: Vec<_> = (0..args.len())
-        .map(|i| format_ident!("__hermes_{i}"))
-        .collect();
-    let arms = args
-        .iter()
-        .zip(&slots)
-        .enumerate()
-        .map(|(i, ((_, arg), slot))| {
-            let name = &arg.json_name;
-            // The last arm is `_`, so that the match on an index is exhaustive.
-            let index = if i + 1 == args.len() {
-                quote!(_)
-            } else {
-                quote!(#i)
-            };
-            // Spanned at the type: a type serde cannot read is reported there.
-            let next = quote_spanned! {arg.ty.span()=>
-                #de::next(&mut #slot, &mut __hermes_map, #name)?
-            };
-            quote!(#index => #next,)
-        });
-    let inits = args.iter().zip(&slots).map(|((param, arg), slot)| {
-        let ident = &param.ident;
-        let name = &arg.json_name;
-        let value = match &arg.attr.default {
-            Some(_) => {
-                let default = default_fn(ident);
-                quote!(match #slot {
-                    ::core::option::Option::Some(value) => value,
-                    ::core::option::Option::None => #default(),
-                })
-            }
-            None => quote!(#de::take(#slot, #name)?),
+/// What the wrapper and the declaration use to read and describe the arguments.
+///
+/// With `#[args]`, the user's type and its own derives. Otherwise no type at all: the values
+/// are read into the cons list `(A, (B, ()))` of the parameter types by the runtime's
+/// `args::parse` (one instantiation per list of types, shared by every tool whose parameters
+/// have the same types), and the schema is built from a table of the fields by `args::schema`
+/// (generic only per field type). So a tool adds data and three small functions, not a type
+/// with its own `Deserialize`, `JsonSchema` and instantiations of serde_json and schemars.
+struct Arguments {
+    /// Items of the declaration's block: the default functions, `__hermes_parse`, the table.
+    items: TokenStream,
+    /// The expression reading `__hermes_text` (with `?`) in the wrapper.
+    parse: TokenStream,
+    /// The pattern binding its value to the parameters.
+    pattern: TokenStream,
+    /// The declaration's `parse`: a `fn(&str) -> Result<(), ArgumentsRejected>`.
+    parse_only: TokenStream,
+    /// The declaration's `schema`: a `fn() -> Value`.
+    schema: TokenStream,
+}
+
+fn arguments(tool: &Tool, private: &TokenStream) -> Arguments {
+    if let Some(ty) = args_struct_type(tool) {
+        let ident = tool
+            .params
+            .iter()
+            .find(|p| matches!(p.kind, ParamKind::Args(_)))
+            .map(|p| &p.ident);
+        return Arguments {
+            items: TokenStream::new(),
+            parse: quote!(#private::parse_arguments::<#ty>(__hermes_text)?),
+            pattern: quote!(#ident),
+            parse_only: quote!(#private::parse_only::<#ty>),
+            schema: quote!(#private::schema_for::<#ty>),
         };
-        quote!(#ident: #value)
-    });
-    let body = if args.is_empty() {
-        // Every key is unknown: the first one is an error.
-        quote!(while __hermes_map.next_key_seed(#de::Key(&[]))?.is_some() {})
-    } else {
-        quote! {
-            while let ::core::option::Option::Some(__hermes_key) =
-                __hermes_map.next_key_seed(#de::Key(&[#(#names),*]))?
-            {
-                match __hermes_key {
-                    #(#arms)*
-                }
+    }
+    let de = quote!(#private::args);
+    let args = model_args(tool);
+    let names: Vec<_> = args.iter().map(|(_, arg)| &arg.json_name).collect();
+    let mut defaults = Vec::new();
+    let fields: Vec<_> = args
+        .iter()
+        .map(|(param, arg)| field(param, arg, private, &mut defaults))
+        .collect();
+    // The cons lists, built from the end: `(A, (B, ()))` and its patterns and defaults.
+    let mut list = quote!(());
+    let mut pattern = quote!(());
+    let mut default_list = quote!(());
+    for (param, arg) in args.iter().rev() {
+        let ty = &arg.ty;
+        let ident = &param.ident;
+        let default = match &arg.attr.default {
+            Some(_) => {
+                let function = default_fn(ident);
+                quote!(::core::option::Option::Some(#function as fn() -> #ty))
             }
-        }
-    };
-    quote! {
-        impl<'de> #private::serde::Deserialize<'de> for __HermesArgs {
-            fn deserialize<D: #private::serde::Deserializer<'de>>(
-                __hermes_deserializer: D,
-            ) -> ::core::result::Result<Self, D::Error> {
-                #de::deserialize(__hermes_deserializer)
-            }
+            None => quote!(::core::option::Option::None),
+        };
+        list = quote!((#ty, #list));
+        pattern = quote!((#ident, #pattern));
+        default_list = quote!((#default, #default_list));
+    }
+    let items = quote! {
+        #(#defaults)*
+
+        fn __hermes_parse(
+            __hermes_text: &str,
+        ) -> ::core::result::Result<#list, #private::ArgumentsRejected> {
+            #de::parse(__hermes_text, &[#(#names),*], #default_list)
         }
 
-        impl #de::FromArguments for __HermesArgs {
-            fn from_map<'de, A: #private::serde::de::MapAccess<'de>>(
-                mut __hermes_map: A,
-            ) -> ::core::result::Result<Self, A::Error> {
-                #(let mut #slots = ::core::option::Option::None;)*
-                #body
-                ::core::result::Result::Ok(Self { #(#inits,)* })
-            }
-        }
+        const __HERMES_FIELDS: &[#de::Field] = &[#(#fields),*];
+    };
+    Arguments {
+        items,
+        parse: quote!(__hermes_parse(__hermes_text)?),
+        pattern,
+        // Non-capturing closures: `fn` pointers in the declaration, no named item each.
+        parse_only: quote!(|__hermes_text| {
+            ::core::result::Result::map(__hermes_parse(__hermes_text), ::core::mem::drop)
+        }),
+        schema: quote!(|| #de::schema(__HERMES_FIELDS)),
     }
 }
 
@@ -324,37 +308,64 @@ fn default_fn(ident: &Ident) -> Ident {
     )
 }
 
-fn field(param: &Param, arg: &ArgParam, defaults: &mut Vec<TokenStream>) -> TokenStream {
+/// The title and description schemars' derive reads from a doc comment: a first line
+/// starting with `#` is the title, the rest the description (`get_title_and_description`).
+/// Split here, at compile time, so the table holds the two strings.
+fn title_and_description(doc: &str) -> (&str, &str) {
+    let doc = doc.trim_ascii();
+    if !doc.starts_with('#') {
+        return ("", doc);
+    }
+    let end = doc.find('\n').unwrap_or(doc.len());
+    (
+        doc[..end].trim_start_matches('#').trim_ascii(),
+        doc[end..].trim_ascii(),
+    )
+}
+
+/// One `args::Field` of the schema table (and, in `defaults`, the default's function).
+fn field(
+    param: &Param,
+    arg: &ArgParam,
+    private: &TokenStream,
+    defaults: &mut Vec<TokenStream>,
+) -> TokenStream {
+    let de = quote!(#private::args);
     let ident = &param.ident;
     let ty = &arg.ty;
-    let doc = arg.description.as_ref().map(|text| quote!(#[doc = #text]));
-    let rename = arg
-        .attr
-        .rename
-        .as_ref()
-        .map(|name| quote!(#[serde(rename = #name)]));
-    let default = arg.attr.default.as_ref().map(|expr| {
-        let function = default_fn(ident);
-        let function_name = function.to_string();
-        // A string literal converts (`String`, `PathBuf`); anything else is typed by the field.
-        let value = match expr {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(_),
-                ..
-            }) => {
-                quote!(::core::convert::From::from(#expr))
-            }
-            _ => quote!(#expr),
-        };
-        defaults.push(quote_spanned! {expr.span()=>
-            #[allow(non_snake_case)]
-            fn #function() -> #ty { #value }
-        });
-        quote!(#[serde(default = #function_name)])
-    });
+    let name = &arg.json_name;
+    let (title, description) = title_and_description(arg.description.as_deref().unwrap_or(""));
+    let default = match &arg.attr.default {
+        Some(expr) => {
+            let function = default_fn(ident);
+            // A string literal converts (`String`, `PathBuf`); anything else is typed by the field.
+            let value = match expr {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(_),
+                    ..
+                }) => {
+                    quote!(::core::convert::From::from(#expr))
+                }
+                _ => quote!(#expr),
+            };
+            defaults.push(quote_spanned! {expr.span()=>
+                #[allow(non_snake_case)]
+                fn #function() -> #ty { #value }
+            });
+            // As schemars' derive: the default's JSON when the type serializes, else none.
+            quote!(::core::option::Option::Some(|| {
+                #[allow(unused_imports)]
+                use #private::schemars::_private::{MaybeSerializeWrapper, NoSerialize as _};
+                MaybeSerializeWrapper(#function()).maybe_to_value()
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let mut extend = Vec::new();
     let mut keyword = |key: &str, value: TokenStream| {
-        extend.push(quote!(#[schemars(extend(#key = #value))]));
+        extend.push(quote! {
+            (#key, || #private::serde_json::to_value(&#value).unwrap())
+        });
     };
     let a = &arg.attr;
     if let Some(n) = &a.max_items {
@@ -378,40 +389,28 @@ fn field(param: &Param, arg: &ArgParam, defaults: &mut Vec<TokenStream>) -> Toke
     if let Some(pattern) = &a.pattern {
         keyword("pattern", quote!(#pattern));
     }
+    // Spanned at the type: a type without a schema is reported there.
+    let schema = quote_spanned!(ty.span()=> #de::field::<#ty>);
     quote! {
-        #doc
-        #rename
-        #default
-        #(#extend)*
-        #ident: #ty
+        #de::Field {
+            name: #name,
+            title: #title,
+            description: #description,
+            schema: #schema,
+            default: #default,
+            extend: &[#(#extend),*],
+        }
     }
 }
 
 /// The wrapper: parse the arguments, fill injected parameters, call, convert the answer.
-fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
+fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenStream {
     let krate = &tool.krate;
     let function = &tool.ident;
     let name = &tool.name;
-    let arg_idents: Vec<_> = tool
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Arg(_)))
-        .map(|p| &p.ident)
-        .collect();
-    // The one deserialization of the arguments (`parse` is the same function, without the call).
-    let args_ty = args_type(tool);
-    let parse = quote!(#private::parse_arguments::<#args_ty>(__hermes_text)?);
-    let destructure = match tool
-        .params
-        .iter()
-        .find(|p| matches!(p.kind, ParamKind::Args(_)))
-    {
-        Some(param) => {
-            let ident = &param.ident;
-            quote!(let #ident = #parse;)
-        }
-        None => quote!(let __HermesArgs { #(#arg_idents),* } = #parse;),
-    };
+    // The one deserialization of the arguments (`parse` is the same, without the call).
+    let Arguments { parse, pattern, .. } = arguments;
+    let destructure = quote!(let #pattern = #parse;);
     // `&T` is filled by type through autoref specialisation: the context itself when `T` is
     // `ToolContext` (however it is named), else the context's extension of type `T`. The
     // call is spanned at the type, so a type that cannot be an extension is reported there.
@@ -475,6 +474,17 @@ fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
             }
         }
     } else {
+        let call = quote! {{
+            let __hermes_result = #function(#(#call_args),*);
+            #krate::__answer!(__hermes_result)
+        }};
+        // A closure only when an injection may `return` its answer early: one type and one
+        // body less per tool otherwise.
+        let call = if injections.is_empty() {
+            call
+        } else {
+            quote!((|| { #(#injections)* #call })())
+        };
         quote! {
             fn __hermes_call(
                 __hermes_text: &str,
@@ -482,11 +492,7 @@ fn wrapper(tool: &Tool, private: &TokenStream) -> TokenStream {
             ) -> ::core::result::Result<#private::ToolAnswer, #private::ArgumentsRejected> {
                 #uses
                 #destructure
-                let __hermes_answer = (|| {
-                    #(#injections)*
-                    let __hermes_result = #function(#(#call_args),*);
-                    #krate::__answer!(__hermes_result)
-                })();
+                let __hermes_answer = #call;
                 ::core::result::Result::Ok(__hermes_answer)
             }
         }
@@ -501,5 +507,26 @@ fn inject(private: &TokenStream, ty: &syn::Type) -> TokenStream {
     let ctx = quote!(__hermes_ctx);
     quote_spanned! {ty.span()=>
         (&&#private::Inject::<#ty>::new()).get(#ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::title_and_description;
+
+    /// As schemars' `get_title_and_description` splits the same doc comments.
+    #[test]
+    fn a_heading_first_line_is_the_title() {
+        assert_eq!(title_and_description("The path."), ("", "The path."));
+        assert_eq!(title_and_description("  The path. \n"), ("", "The path."));
+        assert_eq!(
+            title_and_description("# Title here\n\nThe path."),
+            ("Title here", "The path.")
+        );
+        assert_eq!(
+            title_and_description("## Only a title"),
+            ("Only a title", "")
+        );
+        assert_eq!(title_and_description(""), ("", ""));
     }
 }

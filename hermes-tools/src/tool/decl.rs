@@ -81,147 +81,25 @@ impl fmt::Display for Provenance {
 pub struct ArgumentsRejected(pub serde_json::Error);
 
 /// Deserializes a tool's argument text into its argument type: the one deserialization path
-/// every generated wrapper uses (repaired arguments are serialized back to text first, so each
-/// tool instantiates `serde_json::from_str` once, not a second time for `from_value`).
+/// of a wrapper whose tool takes an `#[args]` struct (repaired arguments are serialized back
+/// to text first, so each such tool instantiates `serde_json::from_str` once, not a second
+/// time for `from_value`). Other tools read their parameters with [`args::parse`], which
+/// judges alike.
 ///
 /// An empty string means no arguments (`{}`); anything but a JSON object is refused (serde
 /// would also read a struct from an array).
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ArgumentsRejected> {
-    let trimmed = text.trim_start();
-    if trimmed.is_empty() {
-        return serde_json::from_str("{}").map_err(ArgumentsRejected);
-    }
-    if !trimmed.starts_with('{') {
-        return Err(ArgumentsRejected(serde::de::Error::custom(
-            "expected a JSON object of arguments",
-        )));
-    }
-    serde_json::from_str(text).map_err(ArgumentsRejected)
+    serde_json::from_str(args::object_text(text)?).map_err(ArgumentsRejected)
 }
 
-/// [`parse_arguments`] without keeping the value: what `#[tool]` writes as a declaration's
-/// [`parse`](ToolDecl::parse), one instantiation per argument type instead of a function per tool.
+/// [`parse_arguments`] without keeping the value: what `#[tool]` writes as the
+/// [`parse`](ToolDecl::parse) of a tool with an `#[args]` struct, one instantiation per
+/// argument type instead of a function per tool.
 pub fn parse_only<T: serde::de::DeserializeOwned>(text: &str) -> Result<(), ArgumentsRejected> {
     parse_arguments::<T>(text).map(drop)
 }
 
-pub mod args {
-    //! The deserialization of the argument structs `#[tool]` generates, shared by every tool.
-    //!
-    //! serde's derive writes, per struct, a field enum with its own visitor, a `visit_seq` and a
-    //! `visit_map`. A tool's arguments are only ever a JSON object, so `#[tool]` writes one
-    //! `visit_map` body ([`FromArguments`]) and leaves the rest to the generic pieces here,
-    //! which are compiled once per field type (or once per deserializer), not once per tool.
-    //! The behaviour is serde's: unknown and duplicate keys are errors, a missing `Option`
-    //! is `None`, any other missing field is an error (unless it has a default).
-
-    use std::fmt;
-    use std::marker::PhantomData;
-
-    use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
-
-    /// An argument struct written by `#[tool]`: built from the entries of a JSON object.
-    pub trait FromArguments: Sized {
-        /// Reads every entry of `map` into the struct.
-        fn from_map<'de, A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
-    }
-
-    /// The body of the generated `Deserialize::deserialize`: the argument object as a map.
-    pub fn deserialize<'de, T: FromArguments, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<T, D::Error> {
-        deserializer.deserialize_map(Arguments(PhantomData))
-    }
-
-    struct Arguments<T>(PhantomData<fn() -> T>);
-
-    impl<'de, T: FromArguments> Visitor<'de> for Arguments<T> {
-        type Value = T;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("an object of arguments")
-        }
-
-        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
-            T::from_map(map)
-        }
-    }
-
-    /// Reads a key of the argument object as the index of the parameter it names among
-    /// `.0` (the parameters' names, in order); any other key is serde's unknown-field error.
-    #[derive(Clone, Copy)]
-    pub struct Key(pub &'static [&'static str]);
-
-    impl<'de> DeserializeSeed<'de> for Key {
-        type Value = usize;
-
-        fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<usize, D::Error> {
-            deserializer.deserialize_str(self)
-        }
-    }
-
-    impl Visitor<'_> for Key {
-        type Value = usize;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a parameter name")
-        }
-
-        fn visit_str<E: de::Error>(self, key: &str) -> Result<usize, E> {
-            self.0
-                .iter()
-                .position(|name| *name == key)
-                .ok_or_else(|| E::unknown_field(key, self.0))
-        }
-    }
-
-    /// Reads the value of the current entry into `slot`; a second value for the same
-    /// parameter is serde's duplicate-field error.
-    pub fn next<'de, T: de::Deserialize<'de>, A: MapAccess<'de>>(
-        slot: &mut Option<T>,
-        map: &mut A,
-        name: &'static str,
-    ) -> Result<(), A::Error> {
-        if slot.is_some() {
-            return Err(de::Error::duplicate_field(name));
-        }
-        *slot = Some(map.next_value()?);
-        Ok(())
-    }
-
-    /// The value read for a parameter, or what serde makes of a missing one: `None` for an
-    /// `Option`, else the missing-field error.
-    pub fn take<'de, T: de::Deserialize<'de>, E: de::Error>(
-        slot: Option<T>,
-        name: &'static str,
-    ) -> Result<T, E> {
-        match slot {
-            Some(value) => Ok(value),
-            None => T::deserialize(Missing(name, PhantomData)),
-        }
-    }
-
-    /// Deserializes a parameter that was not given: only an `Option` accepts that.
-    struct Missing<E>(&'static str, PhantomData<E>);
-
-    impl<'de, E: de::Error> Deserializer<'de> for Missing<E> {
-        type Error = E;
-
-        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, E> {
-            Err(E::missing_field(self.0))
-        }
-
-        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
-            visitor.visit_none()
-        }
-
-        serde::forward_to_deserialize_any! {
-            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-            identifier ignored_any
-        }
-    }
-}
+pub mod args;
 
 /// The generated wrapper of a synchronous `#[tool]` function.
 pub type SyncCall = fn(&str, &ToolContext) -> Result<ToolAnswer, ArgumentsRejected>;
@@ -410,38 +288,17 @@ mod tests {
             pub times: Option<u32>,
         }
 
-        #[derive(Debug, PartialEq)]
-        pub struct Generated {
-            pub text: String,
-            pub times: Option<u32>,
-        }
-
-        impl<'de> serde::Deserialize<'de> for Generated {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                args::deserialize(d)
-            }
-        }
-
-        impl args::FromArguments for Generated {
-            fn from_map<'de, A: serde::de::MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
-                let (mut text, mut times) = (None, None);
-                while let Some(key) = map.next_key_seed(args::Key(&["text", "times"]))? {
-                    match key {
-                        0 => args::next(&mut text, &mut map, "text")?,
-                        _ => args::next(&mut times, &mut map, "times")?,
-                    }
-                }
-                Ok(Self {
-                    text: args::take(text, "text")?,
-                    times: args::take(times, "times")?,
-                })
-            }
+        /// The reading `#[tool]` writes for the same two parameters.
+        pub fn generated(
+            text: &str,
+        ) -> Result<(String, (Option<u32>, ())), super::ArgumentsRejected> {
+            args::parse(text, &["text", "times"], (None, (None, ())))
         }
     }
 
     #[test]
     fn generated_arguments_deserialize_as_serdes_derive_does() {
-        use two_args::{Derived, Generated};
+        use two_args::{Derived, generated};
         for text in [
             "",
             r#"{"text": "a"}"#,
@@ -457,9 +314,11 @@ mod tests {
             "[\"a\", 1]",
         ] {
             let derived = parse_arguments::<Derived>(text).map_err(|e| e.to_string());
-            let generated = parse_arguments::<Generated>(text).map_err(|e| e.to_string());
+            let generated = generated(text).map_err(|e| e.to_string());
             match (derived, generated) {
-                (Ok(d), Ok(g)) => assert_eq!((d.text, d.times), (g.text, g.times), "{text}"),
+                (Ok(d), Ok((text_g, (times_g, ())))) => {
+                    assert_eq!((d.text, d.times), (text_g, times_g), "{text}")
+                }
                 (Err(d), Err(g)) => assert_eq!(d, g, "{text}"),
                 (d, g) => panic!("{text}: derive {d:?}, generated {g:?}"),
             }
