@@ -82,6 +82,44 @@ fn pipeline(c: &mut Criterion) {
     group.bench_function("async_form_sync_tool_no_hooks", |b| {
         b.iter(|| runtime.block_on(async { black_box(plain.call("add", ARGS, &ctx).await) }))
     });
+    // The async entry where an agent calls it: in a task on a worker of a multi-thread
+    // runtime, many calls per task (so the task's start is not what is timed).
+    let runtime = &runtime;
+    let on_worker = |name: &'static str, raw: bool| {
+        let (registry, ctx) = (plain.clone(), ctx.clone());
+        move |iters: u64| {
+            let (registry, ctx) = (registry.clone(), ctx.clone());
+            runtime
+                .block_on(runtime.spawn(async move {
+                    let start = std::time::Instant::now();
+                    for _ in 0..iters {
+                        if raw {
+                            black_box(
+                                registry
+                                    .dispatch_unguarded(name, black_box(ARGS), &ctx)
+                                    .await,
+                            );
+                        } else {
+                            black_box(registry.call(name, black_box(ARGS), &ctx).await);
+                        }
+                    }
+                    start.elapsed()
+                }))
+                .unwrap_or_default()
+        }
+    };
+    group.bench_function("on_worker_dispatch_sync_tool", |b| {
+        b.iter_custom(on_worker("add", true))
+    });
+    group.bench_function("on_worker_call_sync_tool", |b| {
+        b.iter_custom(on_worker("add", false))
+    });
+    group.bench_function("on_worker_dispatch_async_tool", |b| {
+        b.iter_custom(on_worker("add_async", true))
+    });
+    group.bench_function("on_worker_call_async_tool", |b| {
+        b.iter_custom(on_worker("add_async", false))
+    });
     group.finish();
 }
 
