@@ -391,3 +391,24 @@ async fn delete_ends_a_session_with_204_and_an_unknown_one_is_404() {
     let after = post(addr, Some(&session), &todo_call(3, None)).await;
     assert_eq!(after.status, 404, "{after:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_call_with_bad_params_is_invalid_params_over_http_too() {
+    let (registry, _) = mcp_common::registry();
+    let addr = start(mcp_common::server(&registry)).await;
+    let session = open_session(addr).await;
+    let cases = [
+        (json!({"name": 5}), "\"name\" must be a string"),
+        (json!({}), "\"name\" is missing"),
+        (json!("todo"), "params must be an object"),
+    ];
+    for (id, (params, says)) in (10..).zip(cases) {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let answer = post(addr, Some(&session), &call).await;
+        let json = answer.json();
+        assert_eq!(answer.error_code(), -32602, "{params}: {json}");
+        assert_eq!(json["id"], id, "{json}");
+        let message = json["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{params}: {message}");
+    }
+}
