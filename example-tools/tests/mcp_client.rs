@@ -125,6 +125,60 @@ fn call_answers_through_the_server() {
     );
 }
 
+/// Starts of a second server, `clock` (another mcp-server-time), recorded in `clock-started`.
+fn with_a_second_server(dir: &Path) -> PathBuf {
+    let marker = dir.join("clock-started");
+    let script = format!(
+        "echo started >> {} && exec {} -m mcp_server_time",
+        quoted(&marker.display().to_string()),
+        quoted(&venv_python().display().to_string())
+    );
+    let extra = format!(
+        "\n[mcp_servers.clock]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
+        quoted(&script)
+    );
+    time_config(dir, &extra)
+}
+
+fn clock_started(dir: &Path) -> usize {
+    std::fs::read_to_string(dir.join("clock-started"))
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+#[test]
+fn call_starts_only_the_server_the_called_tool_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = with_a_second_server(dir.path());
+    // A tool of ours (reading the workspace's README): no server is started.
+    let output = cli_with_config(
+        &config,
+        &["call", "read_file", r#"{"path": "README.md", "limit": 1}"#],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert!(stdout(&output).contains("# hermes-tools"), "{output:?}");
+    assert_eq!((started(dir.path()), clock_started(dir.path())), (0, 0));
+    // A tool of `time`: only `time` is started.
+    let output = cli_with_config(
+        &config,
+        &[
+            "call",
+            "mcp__time__get_current_time",
+            r#"{"timezone":"UTC"}"#,
+        ],
+    );
+    assert!(output.status.success(), "{output:?}");
+    assert!(
+        stdout(&output).contains("\"timezone\":\"UTC\""),
+        "{output:?}"
+    );
+    assert_eq!((started(dir.path()), clock_started(dir.path())), (1, 0));
+    // The control: `list` starts both.
+    let output = cli_with_config(&config, &["list"]);
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!((started(dir.path()), clock_started(dir.path())), (2, 1));
+}
+
 #[test]
 fn a_disabled_server_is_neither_listed_nor_started() {
     let dir = tempfile::tempdir().unwrap();

@@ -41,7 +41,8 @@
 //! [`crate::mcp::client`]) and run until the command is done, so every command sees their
 //! tools too; `list` ends with each server's state, and why a server failed or a tool of it was
 //! not registered. `definitions` and `serve` start only the servers their `--toolsets` and
-//! `--disable` leave on.
+//! `--disable` leave on; `call` starts only the server of the tool it calls (none for a tool
+//! that is not a server's).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -514,6 +515,18 @@ fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::c
         } => crate::Selection {
             enabled: toolsets.clone(),
             disabled: disable.clone(),
+        },
+        // A call needs the called tool's server only, and no server for a tool of ours.
+        Command::Call { name, .. } => match crate::mcp::client::server_of_tool(&config, name) {
+            Some(server) => crate::Selection {
+                enabled: vec![server],
+                disabled: vec![],
+            },
+            None if name.starts_with(crate::mcp::client::TOOL_PREFIX) => {
+                // A name shortened past its server's part: every server may own it.
+                crate::Selection::default()
+            }
+            None => return None,
         },
         _ => crate::Selection::default(),
     };

@@ -352,6 +352,22 @@ impl Drop for McpClients {
 /// ([`Catalog::selects_toolset`](crate::toolsets::Catalog::selects_toolset)).
 /// Registers server `name`'s toolset `mcp-<name>` and its alias `<name>`, and returns the
 /// toolset; or why the server cannot start under that name.
+/// What the registry names of every MCP server's tools start with.
+#[cfg(feature = "cli")]
+pub(crate) use naming::TOOL_PREFIX;
+
+/// The toolset (`mcp-<server>`) of the configured server whose tools' names tool `name` has,
+/// if one: the longest server prefix wins (`mcp__a__` and `mcp__a__b__` may both be there).
+#[cfg(any(feature = "cli", test))]
+pub(crate) fn server_of_tool(config: &Config, name: &str) -> Option<String> {
+    config
+        .mcp_servers
+        .keys()
+        .filter(|server| name.starts_with(&naming::tool_prefix(server)))
+        .max_by_key(|server| naming::tool_prefix(server).len())
+        .map(|server| naming::toolset_name(server))
+}
+
 fn register_names<'a>(
     registry: &ToolRegistry,
     name: &'a String,
@@ -472,6 +488,30 @@ impl Drop for McpSession {
 mod tests {
     use super::*;
     use crate::Tool;
+
+    #[test]
+    fn a_tool_name_leads_to_its_server_the_longest_prefix_winning() {
+        let mut config = Config::default();
+        for name in ["time", "a", "a__b", "web-search"] {
+            let server: crate::config::McpServerConfig =
+                serde_json::from_value(serde_json::json!({"command": "x"}))
+                    .unwrap_or_else(|err| panic!("{err}"));
+            config.mcp_servers.insert(name.to_owned(), server);
+        }
+        let of = |name: &str| server_of_tool(&config, name);
+        assert_eq!(
+            of("mcp__time__get_current_time").as_deref(),
+            Some("mcp-time")
+        );
+        assert_eq!(of("mcp__a__look").as_deref(), Some("mcp-a"));
+        assert_eq!(of("mcp__a__b__look").as_deref(), Some("mcp-a__b"));
+        assert_eq!(
+            of("mcp__web_search__query").as_deref(),
+            Some("mcp-web-search")
+        );
+        assert_eq!(of("read_file"), None);
+        assert_eq!(of("mcp__elsewhere__x"), None);
+    }
 
     fn selection(enabled: &[&str], disabled: &[&str]) -> Selection {
         let owned = |names: &[&str]| names.iter().map(|name| (*name).to_owned()).collect();
