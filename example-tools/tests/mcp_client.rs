@@ -43,28 +43,37 @@ fn quoted(text: &str) -> String {
     serde_json::to_string(text).unwrap()
 }
 
-/// A config whose server `time` records each start in `marker`, then runs mcp-server-time.
-fn time_config(dir: &Path, extra: &str) -> PathBuf {
-    let python = venv_python();
-    let marker = dir.join("time-started");
+/// The TOML of server `name`: mcp-server-time, recording each start in `<name>-started`.
+fn recording_server(dir: &Path, name: &str) -> String {
+    let marker = dir.join(format!("{name}-started"));
     let script = format!(
         "echo started >> {} && exec {} -m mcp_server_time",
         quoted(&marker.display().to_string()),
-        quoted(&python.display().to_string())
+        quoted(&venv_python().display().to_string())
     );
-    let config = format!(
-        "[mcp_servers.time]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n{extra}",
+    format!(
+        "[mcp_servers.{name}]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
         quoted(&script)
-    );
+    )
+}
+
+/// A config whose server `time` records each start (see [`started`]), and `extra`.
+fn time_config(dir: &Path, extra: &str) -> PathBuf {
+    let config = format!("{}{extra}", recording_server(dir, "time"));
     let path = dir.join("hermes.toml");
     std::fs::write(&path, config).unwrap();
     path
 }
 
-fn started(dir: &Path) -> usize {
-    std::fs::read_to_string(dir.join("time-started"))
+/// How many times server `name` of [`recording_server`] started.
+fn starts_of(dir: &Path, name: &str) -> usize {
+    std::fs::read_to_string(dir.join(format!("{name}-started")))
         .map(|text| text.lines().count())
         .unwrap_or(0)
+}
+
+fn started(dir: &Path) -> usize {
+    starts_of(dir, "time")
 }
 
 fn tool_names(definitions: &str) -> Vec<String> {
@@ -125,31 +134,13 @@ fn call_answers_through_the_server() {
     );
 }
 
-/// Starts of a second server, `clock` (another mcp-server-time), recorded in `clock-started`.
-fn with_a_second_server(dir: &Path) -> PathBuf {
-    let marker = dir.join("clock-started");
-    let script = format!(
-        "echo started >> {} && exec {} -m mcp_server_time",
-        quoted(&marker.display().to_string()),
-        quoted(&venv_python().display().to_string())
-    );
-    let extra = format!(
-        "\n[mcp_servers.clock]\ncommand = \"sh\"\nargs = [\"-c\", {}]\n",
-        quoted(&script)
-    );
-    time_config(dir, &extra)
-}
-
-fn clock_started(dir: &Path) -> usize {
-    std::fs::read_to_string(dir.join("clock-started"))
-        .map(|text| text.lines().count())
-        .unwrap_or(0)
-}
-
 #[test]
 fn call_starts_only_the_server_the_called_tool_needs() {
     let dir = tempfile::tempdir().unwrap();
-    let config = with_a_second_server(dir.path());
+    let config = time_config(
+        dir.path(),
+        &format!("\n{}", recording_server(dir.path(), "clock")),
+    );
     // A tool of ours (reading the workspace's README): no server is started.
     let output = cli_with_config(
         &config,
@@ -157,7 +148,10 @@ fn call_starts_only_the_server_the_called_tool_needs() {
     );
     assert!(output.status.success(), "{output:?}");
     assert!(stdout(&output).contains("# hermes-tools"), "{output:?}");
-    assert_eq!((started(dir.path()), clock_started(dir.path())), (0, 0));
+    assert_eq!(
+        (started(dir.path()), starts_of(dir.path(), "clock")),
+        (0, 0)
+    );
     // A tool of `time`: only `time` is started.
     let output = cli_with_config(
         &config,
@@ -172,11 +166,17 @@ fn call_starts_only_the_server_the_called_tool_needs() {
         stdout(&output).contains("\"timezone\":\"UTC\""),
         "{output:?}"
     );
-    assert_eq!((started(dir.path()), clock_started(dir.path())), (1, 0));
+    assert_eq!(
+        (started(dir.path()), starts_of(dir.path(), "clock")),
+        (1, 0)
+    );
     // The control: `list` starts both.
     let output = cli_with_config(&config, &["list"]);
     assert!(output.status.success(), "{output:?}");
-    assert_eq!((started(dir.path()), clock_started(dir.path())), (2, 1));
+    assert_eq!(
+        (started(dir.path()), starts_of(dir.path(), "clock")),
+        (2, 1)
+    );
 }
 
 #[test]

@@ -363,9 +363,10 @@ pub(crate) fn server_of_tool(config: &Config, name: &str) -> Option<String> {
     config
         .mcp_servers
         .keys()
-        .filter(|server| name.starts_with(&naming::tool_prefix(server)))
-        .max_by_key(|server| naming::tool_prefix(server).len())
-        .map(|server| naming::toolset_name(server))
+        .map(|server| (server, naming::tool_prefix(server)))
+        .filter(|(_, prefix)| name.starts_with(prefix.as_str()))
+        .max_by_key(|(_, prefix)| prefix.len())
+        .map(|(server, _)| naming::toolset_name(server))
 }
 
 fn register_names<'a>(
