@@ -1,12 +1,16 @@
 //! MCP servers through the real CLI: `--config` naming PyPI `mcp-server-time` makes its tools
-//! part of `list`, `call` and `definitions`, and a disabled server is never started.
+//! part of `list`, `call` and `definitions`, and a disabled server is never started; a remote
+//! server (`url`, the Python SDK's server over Streamable HTTP behind a bearer token) is listed
+//! and called the same way.
 //!
 //! The server comes from `bash .ci/test`, which installs it pinned and exports `HERMES_PYTHON`;
 //! without it these tests fail and say so.
 
 mod common;
+#[path = "../../hermes-tools/tests/servers/remote.rs"]
+mod remote;
 
-use common::{cli_with_config, stdout};
+use common::{cli_command, cli_with_config, stdout};
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -302,4 +306,70 @@ fn a_selection_naming_one_of_three_servers_keeps_the_others() {
         ["everything", "time"]
     );
     assert!(!names.iter().any(|name| name == "read_file"), "{names:?}");
+}
+
+/// A config whose server `remote` is at `url`, its token read from `HERMES_REMOTE_TOKEN`.
+fn remote_config(dir: &Path, url: &str) -> PathBuf {
+    let config = format!(
+        "[mcp_servers.remote]\nurl = {}\nheaders = {{ Authorization = \"Bearer ${{HERMES_REMOTE_TOKEN}}\" }}\n",
+        quoted(url)
+    );
+    let path = dir.join("hermes.toml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+#[test]
+fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
+    let token = "cli-remote-token-93b1e0a7c4f2";
+    let server = remote::Remote::bearer(token);
+    let dir = tempfile::tempdir().unwrap();
+    let config = remote_config(dir.path(), &server.url());
+    let config = config.to_str().unwrap();
+    let with_token = |args: &[&str]| {
+        let mut all = vec!["--config", config];
+        all.extend_from_slice(args);
+        cli_command(&all)
+            .env("HERMES_REMOTE_TOKEN", token)
+            .output()
+            .expect("the example-tools binary runs")
+    };
+
+    let output = with_token(&["list"]);
+    assert!(output.status.success(), "{output:?}");
+    let text = stdout(&output);
+    let line = text
+        .lines()
+        .find(|line| line.split_whitespace().nth(1) == Some("mcp__remote__add"))
+        .unwrap_or_else(|| panic!("mcp__remote__add listed in {text}"));
+    assert!(line.contains("mcp-remote"), "{line}");
+    assert!(
+        line.contains(&format!("mcp:remote ({})", server.url())),
+        "{line}"
+    );
+    assert!(
+        text.ends_with("1 MCP servers\nremote (mcp-remote): running, 2 tools\n"),
+        "{text}"
+    );
+
+    let output = with_token(&["call", "mcp__remote__add", r#"{"a": 2, "b": "40"}"#]);
+    assert!(output.status.success(), "{output:?}");
+    let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    // The server's text beside its structured content, kept as data.
+    assert_eq!(answer["result"], "42", "{answer}");
+    assert_eq!(answer["structured"]["result"], 42, "{answer}");
+
+    // Without the variable the server is reported, naming what to set, and nothing leaks.
+    let output = cli_with_config(Path::new(config), &["call", "mcp__remote__add", "{}"]);
+    assert!(!output.status.success(), "{output:?}");
+    let all = format!(
+        "{}{}",
+        stdout(&output),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        all.contains("HERMES_REMOTE_TOKEN, which is not set"),
+        "{all}"
+    );
+    assert!(!all.contains(token), "{all}");
 }

@@ -41,6 +41,10 @@ use std::sync::{Arc, LazyLock};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
+mod mcp;
+
+pub use mcp::{McpServerConfig, McpTransport};
+
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;
 
@@ -103,49 +107,6 @@ pub struct Config {
     /// [`TurnBudget`](crate::TurnBudget) of its own (0: no turn budget, each answer keeps
     /// only its own). Default [`DEFAULT_TURN_MAX_CHARS`], as Hermes' turn budget.
     pub turn_max_chars: usize,
-}
-
-/// One MCP server started over stdio (see the `mcp` module, feature `mcp`).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct McpServerConfig {
-    /// The program to start.
-    pub command: String,
-    /// Its arguments.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// Environment variables set for it (beside a filtered inherited environment).
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// Only these tools (by the server's names) are registered, when given.
-    #[serde(default)]
-    pub include: Vec<String>,
-    /// These tools (by the server's names) are never registered.
-    #[serde(default)]
-    pub exclude: Vec<String>,
-    /// How long starting and initialising the server may take, in seconds.
-    #[serde(default = "default_mcp_connect_timeout")]
-    pub connect_timeout_secs: u64,
-    /// How long one tool call may take, in seconds.
-    #[serde(default = "default_mcp_call_timeout")]
-    pub call_timeout_secs: u64,
-    /// Whether calls of this server's tools may run concurrently within a model turn (see
-    /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn); Hermes'
-    /// `supports_parallel_tool_calls`). Off by default: the server's own `readOnlyHint` is
-    /// not trusted for this, since it is a hint from a process we do not control (the MCP
-    /// specification calls annotations untrusted unless the server is), and a server that
-    /// serialises its work, or shares state between calls, says nothing about it. The
-    /// operator, who knows the server, opts in.
-    #[serde(default)]
-    pub parallel_tool_calls: bool,
-}
-
-fn default_mcp_connect_timeout() -> u64 {
-    30
-}
-
-fn default_mcp_call_timeout() -> u64 {
-    120
 }
 
 impl Default for Config {

@@ -5,13 +5,13 @@
 //! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
 #![cfg(feature = "mcp")]
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hermes_tools::availability::ManualClock;
-use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::config::{Config, McpServerConfig, McpTransport};
 use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
 use hermes_tools::{DefinitionsRequest, Format, Selection, Tool, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -56,16 +56,18 @@ fn any_python() -> String {
 }
 
 fn server(command: impl Into<String>, args: &[&str]) -> McpServerConfig {
-    McpServerConfig {
-        command: command.into(),
-        args: args.iter().map(|arg| (*arg).to_owned()).collect(),
-        env: BTreeMap::new(),
-        include: Vec::new(),
-        exclude: Vec::new(),
-        connect_timeout_secs: 60,
-        call_timeout_secs: 30,
-        parallel_tool_calls: false,
-    }
+    let mut server = McpServerConfig::stdio(command, args.iter().copied());
+    server.connect_timeout_secs = 60;
+    server.call_timeout_secs = 30;
+    server
+}
+
+/// Sets `key` in the environment of a stdio server.
+fn set_env(server: &mut McpServerConfig, key: &str, value: &str) {
+    let McpTransport::Stdio { env, .. } = &mut server.transport else {
+        panic!("only a stdio server has an environment")
+    };
+    env.insert(key.to_owned(), value.to_owned());
 }
 
 fn config(servers: impl IntoIterator<Item = (&'static str, McpServerConfig)>) -> Config {
@@ -93,9 +95,11 @@ impl Fake {
     fn config(&self) -> McpServerConfig {
         let script = self.dir.path().join("fake_server.py");
         let mut config = server(any_python(), &[script.to_str().unwrap()]);
-        config
-            .env
-            .insert("FAKE_LOG".into(), self.log_path().display().to_string());
+        set_env(
+            &mut config,
+            "FAKE_LOG",
+            &self.log_path().display().to_string(),
+        );
         config
     }
 
@@ -480,9 +484,10 @@ async fn a_missing_command_is_reported_and_the_others_go_on() {
 async fn a_server_failing_at_start_is_reported_with_its_stderr() {
     let fake = Fake::new();
     let mut failing = fake.config();
-    failing.env.insert(
-        "FAKE_EXIT_ON_START".into(),
-        "fatal: bad credentials password=hunter2hunter2".into(),
+    set_env(
+        &mut failing,
+        "FAKE_EXIT_ON_START",
+        "fatal: bad credentials password=hunter2hunter2",
     );
     let registry = ToolRegistry::new();
     let clients = McpClients::start(
@@ -767,7 +772,7 @@ async fn the_server_gets_a_filtered_environment_and_its_own() {
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
     let fake = Fake::new();
     let mut with_env = fake.config();
-    with_env.env.insert("FAKE_TOKEN".into(), "t0k3n".into());
+    set_env(&mut with_env, "FAKE_TOKEN", "t0k3n");
     let registry = ToolRegistry::new();
     let _clients = McpClients::start(
         &registry,

@@ -437,7 +437,7 @@ fn replacing_a_tool_of_the_same_toolset_needs_overrides_too() {
         status(&manager, "sneaky"),
         PluginStatus::Failed(
             "plugin \"sneaky\" registers tool \"shared\", which would replace the tool of \
-             toolset \"base\" declared at runtime (<runtime>:0); rename it, or declare it with \
+             toolset \"base\" declared at runtime (<runtime>); rename it, or declare it with \
              `overrides` (the operator must also allow the plugin in plugins.allow_tool_override)"
                 .into()
         )

@@ -621,11 +621,9 @@ mod mcp {
             "{} is missing: run `bash .ci/test`",
             entry.display()
         );
-        let server: McpServerConfig = toml::from_str(&format!(
-            "command = \"node\"\nargs = [{:?}, \"stdio\"]\nparallel_tool_calls = {parallel_tool_calls}",
-            entry.display().to_string()
-        ))
-        .unwrap_or_else(|err| panic!("{err}"));
+        let entry = entry.display().to_string();
+        let mut server = McpServerConfig::stdio("node", [entry.as_str(), "stdio"]);
+        server.parallel_tool_calls = parallel_tool_calls;
         Config {
             mcp_servers: [("everything".to_owned(), server)].into(),
             ..Config::default()

@@ -208,16 +208,7 @@ fn call_paths(c: &mut Criterion) {
     let config = Config {
         mcp_servers: BTreeMap::from([(
             "bench".to_owned(),
-            McpServerConfig {
-                command: env!("CARGO_BIN_EXE_conformance-server").to_owned(),
-                args: vec!["serve".to_owned()],
-                env: BTreeMap::new(),
-                include: Vec::new(),
-                exclude: Vec::new(),
-                connect_timeout_secs: 30,
-                call_timeout_secs: 30,
-                parallel_tool_calls: false,
-            },
+            McpServerConfig::stdio(env!("CARGO_BIN_EXE_conformance-server"), ["serve"]),
         )]),
         ..Config::default()
     };

@@ -9,12 +9,19 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Output};
 use std::time::{Duration, Instant};
 
-/// Runs `example-tools ARGS`.
-pub fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_example-tools"))
+/// `example-tools ARGS`, ready to run (or to get more environment first).
+pub fn cli_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_example-tools"));
+    command
         .args(args)
         .env_remove("HERMES_TOOLS_CONFIG")
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."));
+    command
+}
+
+/// Runs `example-tools ARGS`.
+pub fn cli(args: &[&str]) -> Output {
+    cli_command(args)
         .output()
         .expect("the example-tools binary runs")
 }

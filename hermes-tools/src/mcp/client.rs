@@ -1,8 +1,10 @@
 //! The tools of MCP servers, as toolsets of the registry.
 //!
-//! Every server of [`Config::mcp_servers`] is started over stdio (see [`McpClients::start`]),
-//! and each of its tools is registered as `mcp__<server>__<tool>` ([`naming`]) in toolset
-//! `mcp-<server>`, which the bare server name also names. The tools are ordinary registry
+//! Every server of [`Config::mcp_servers`] is started over stdio, or reached over Streamable
+//! HTTP when it is given by `url` (feature `mcp-remote`; see
+//! [`McpTransport`](crate::config::McpTransport) and [`McpClients::start`]), and each of its
+//! tools is registered as `mcp__<server>__<tool>` (`naming`) in toolset `mcp-<server>`, which
+//! the bare server name also names. The tools are ordinary registry
 //! tools: they appear in `definitions`, go through the call pipeline, and their arguments are
 //! validated against the server's input schema, repaired into a Draft 2020-12 object schema
 //! first ([`normalise`]). A server that dies has its tools removed and is started again with
@@ -19,6 +21,10 @@
 //!     [mcp_servers.time]
 //!     command = "python"
 //!     args = ["-m", "mcp_server_time"]
+//!
+//!     [mcp_servers.search]
+//!     url = "https://search.example.com/mcp"
+//!     headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
 //! "#)?;
 //! let registry = ToolRegistry::new();
 //! let clients = McpClients::start(&registry, &config, &Selection::default()).await;
@@ -42,7 +48,10 @@
 //! - Two tool names that sanitise alike, a name over 64 characters, a tool that would replace
 //!   a built-in one: each is settled the same way every run and reported.
 //! - Only a server that does not answer counts for the breaker; a tool's own error does not.
-//! - A failed start says why, with the end of the server's stderr.
+//! - A failed start says why, with the end of the server's stderr, or for a remote server the
+//!   HTTP failure and what to do about it (a 401: add a token to `headers`).
+//! - Header values name environment variables (`${TOKEN}`), read at each connection; no value
+//!   reaches a log, a status or a message.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -62,7 +71,9 @@ mod answer;
 mod breaker;
 mod naming;
 pub(crate) mod normalise;
+mod remote;
 mod server;
+mod stdio;
 mod supervisor;
 
 use server::Server;
@@ -102,8 +113,10 @@ pub struct ServerStatus {
     pub name: String,
     /// Its toolset, `mcp-<name>`.
     pub toolset: String,
-    /// Its command line (without its environment, which may hold secrets).
-    pub command: String,
+    /// Where it is: the command line of a server started over stdio (without its
+    /// environment, which may hold secrets), or the URL of a remote one (without its query or
+    /// user information, which may too; never its headers).
+    pub endpoint: String,
     /// Its state.
     pub state: ServerState,
     /// Tools of its listing that were not registered, and why (from the latest listing).
@@ -494,9 +507,7 @@ mod tests {
     fn a_tool_name_leads_to_its_server_the_longest_prefix_winning() {
         let mut config = Config::default();
         for name in ["time", "a", "a__b", "web-search"] {
-            let server: crate::config::McpServerConfig =
-                serde_json::from_value(serde_json::json!({"command": "x"}))
-                    .unwrap_or_else(|err| panic!("{err}"));
+            let server = crate::config::McpServerConfig::stdio("x", [""; 0]);
             config.mcp_servers.insert(name.to_owned(), server);
         }
         let of = |name: &str| server_of_tool(&config, name);
@@ -550,15 +561,10 @@ mod tests {
 
     #[tokio::test]
     async fn servers_whose_names_sanitise_alike_are_refused() {
-        let server = |command: &str| crate::config::McpServerConfig {
-            command: command.to_owned(),
-            args: Vec::new(),
-            env: BTreeMap::new(),
-            include: Vec::new(),
-            exclude: Vec::new(),
-            connect_timeout_secs: 5,
-            call_timeout_secs: 5,
-            parallel_tool_calls: false,
+        let server = |command: &str| {
+            let mut server = crate::config::McpServerConfig::stdio(command, [""; 0]);
+            server.connect_timeout_secs = 5;
+            server
         };
         let config = Config {
             mcp_servers: BTreeMap::from([

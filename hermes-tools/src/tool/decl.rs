@@ -68,8 +68,13 @@ impl Provenance {
 }
 
 impl fmt::Display for Provenance {
+    /// `module (file:line)`, or `origin (file)` for a tool built at run time (no line).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
+        if self.line == 0 {
+            write!(f, "{} ({})", self.module_path, self.file)
+        } else {
+            write!(f, "{} ({}:{})", self.module_path, self.file, self.line)
+        }
     }
 }
 

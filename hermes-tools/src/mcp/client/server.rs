@@ -25,7 +25,7 @@ use super::naming;
 use super::normalise::normalise;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
 use crate::answer::ToolAnswer;
-use crate::config::McpServerConfig;
+use crate::config::{McpServerConfig, McpTransport};
 use crate::registry::ToolRegistry;
 use crate::tool::{Provenance, Tool};
 
@@ -38,8 +38,9 @@ pub(crate) struct Server {
     pub(crate) name: String,
     pub(crate) toolset: String,
     pub(crate) config: McpServerConfig,
-    /// The command line, for provenance and messages (never the environment: it holds secrets).
-    pub(crate) command_line: String,
+    /// Where it is, for provenance and messages: its command line (never the environment, which
+    /// holds secrets) or its URL (never its user information, query or headers).
+    pub(crate) endpoint: String,
     pub(crate) breaker: CircuitBreaker,
     /// The runtime the connection lives on; calls run there whatever runtime the caller is on.
     pub(crate) runtime: Handle,
@@ -79,7 +80,7 @@ impl Server {
             name: name.to_owned(),
             toolset: naming::toolset_name(name),
             config: config.clone(),
-            command_line: display_command(&config.command, &config.args),
+            endpoint: display_endpoint(&config.transport),
             breaker: CircuitBreaker::new(
                 options.breaker_threshold,
                 options.breaker_cooldown,
@@ -102,7 +103,7 @@ impl Server {
         ServerStatus {
             name: self.name.clone(),
             toolset: self.toolset.clone(),
-            command: self.command_line.clone(),
+            endpoint: self.endpoint.clone(),
             state: report.state.clone(),
             rejected_tools: report.rejected.clone(),
             refreshes: report.refreshes,
@@ -236,7 +237,7 @@ impl Server {
             )
             .provenance(Provenance::runtime(
                 format!("mcp:{}", self.name),
-                self.command_line.clone(),
+                self.endpoint.clone(),
             ))
             // Only the operator's word: the server's `readOnlyHint` is a hint from a process
             // we do not control (see `McpServerConfig::parallel_tool_calls`).
@@ -294,9 +295,15 @@ impl Server {
             }
             Ok(Ok(Err(err))) if is_transport_failure(&err) => {
                 self.breaker.record_failure();
-                tracing::warn!(server = %name, tool = remote, error = %crate::redact(&err.to_string()), "MCP call failed");
+                let failure = match &err {
+                    ServiceError::TransportSend(error) => {
+                        super::supervisor::transport_failure(error)
+                    }
+                    other => other.to_string(),
+                };
+                tracing::warn!(server = %name, tool = remote, error = %crate::redact(&failure), "MCP call failed");
                 ToolAnswer::error(format!(
-                    "MCP server {name:?} could not run {remote:?}: {err}. Do not retry right away."
+                    "MCP server {name:?} could not run {remote:?}: {failure}. Do not retry right away."
                 ))
             }
             // The server answered, with a protocol error: it is alive, so the breaker is not
@@ -434,6 +441,14 @@ pub(crate) fn plan(
     (planned, rejected)
 }
 
+/// Where the server is, as reports show it.
+fn display_endpoint(transport: &McpTransport) -> String {
+    match transport {
+        McpTransport::Stdio { command, args, .. } => display_command(command, args),
+        McpTransport::Http { url, .. } => super::remote::endpoint(url),
+    }
+}
+
 /// `command` and `args` as one line, arguments with spaces or quotes quoted.
 pub(crate) fn display_command(command: &str, args: &[String]) -> String {
     std::iter::once(command)
@@ -471,8 +486,10 @@ mod tests {
     }
 
     fn config(include: &[&str], exclude: &[&str]) -> McpServerConfig {
-        let toml = format!("command = \"x\"\ninclude = {include:?}\nexclude = {exclude:?}\n");
-        toml::from_str(&toml).unwrap_or_else(|err| panic!("{err}"))
+        let mut config = McpServerConfig::stdio("x", [""; 0]);
+        config.include = include.iter().map(|name| (*name).to_owned()).collect();
+        config.exclude = exclude.iter().map(|name| (*name).to_owned()).collect();
+        config
     }
 
     fn names(planned: &[Planned]) -> Vec<&str> {

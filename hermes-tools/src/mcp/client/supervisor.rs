@@ -1,47 +1,30 @@
-//! The life of one server's connection: start the process, initialise, list and register its
-//! tools, refresh them on `notifications/tools/list_changed`, notice when it dies, and start it
+//! The life of one server's connection: reach it (start its process, see [`super::stdio`], or
+//! connect over HTTP, see [`super::remote`]), initialise, list and register its tools, refresh
+//! them on `notifications/tools/list_changed`, notice when the connection ends, and connect
 //! again with exponential backoff.
 //!
-//! The process is started with a filtered environment, as the official Python SDK does: only
-//! `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`, `LANG`, `LC_ALL` and `TMPDIR` are inherited
-//! (a value starting with `()`, an exported shell function, is not), plus the server's own `env`.
-//! API keys in the agent's environment stay there. Its stderr is read line by line into
-//! `tracing` (debug level), and the last lines are kept: when a server fails to start, they
-//! usually say why, so they end the reported reason.
-//!
-//! A server whose *first* start fails is reported `Failed` and left alone: its command or
-//! configuration is wrong, and retrying would only delay the agent. A server that ran and then
-//! died is started again, forever, at the backoff's pace (no jitter: each client starts its
-//! own process, so there is no crowd of clients to spread out).
+//! A server whose *first* connection fails is reported `Failed` and left alone: its command,
+//! URL or configuration is wrong, and retrying would only delay the agent. A server that ran
+//! and then was lost is reached again, forever, at the backoff's pace (no jitter: each client
+//! has its own connection, so there is no crowd of clients to spread out).
 
-use std::collections::VecDeque;
-use std::ffi::OsString;
-use std::process::Stdio;
+use std::future::Future;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use parking_lot::Mutex;
 use rmcp::ClientHandler;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{MaybeSendFuture, NotificationContext, RoleClient, RunningService, ServiceExt};
-use rmcp::transport::TokioChildProcess;
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{ChildStderr, Command};
+use rmcp::service::{
+    ClientInitializeError, MaybeSendFuture, NotificationContext, RoleClient, RunningService,
+};
+use rmcp::transport::DynamicTransportError;
 use tokio::sync::{oneshot, watch};
 
 use super::ServerState;
 use super::server::Server;
+use crate::config::McpTransport;
 use crate::registry::ToolRegistry;
 use crate::sanitize;
-
-/// Variables a server inherits from the agent's environment.
-const INHERITED_ENV: &[&str] = &[
-    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
-];
-/// Lines of a server's stderr kept for error messages.
-const STDERR_LINES: usize = 8;
-/// Longest stderr line kept, in characters.
-const STDERR_LINE_CHARS: usize = 400;
 /// How long a stopping connection may take to close before it is dropped (and killed).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -166,7 +149,8 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|stop| *stop).await;
 }
 
-type Running = RunningService<RoleClient, Handler>;
+/// An initialised session with a server.
+pub(super) type Running = RunningService<RoleClient, Handler>;
 
 /// Serves one established connection until it closes or `stop`.
 async fn serve(
@@ -245,94 +229,71 @@ async fn list_tools(
     }
 }
 
-/// Starts the process and initialises the MCP session, within `connect_timeout_secs`.
+/// Reaches the server over its transport and initialises the MCP session, within
+/// `connect_timeout_secs`.
 async fn connect(server: &Arc<Server>) -> Result<Running, String> {
-    let config = &server.config;
-    let mut command = Command::new(&config.command);
-    command
-        .args(&config.args)
-        .env_clear()
-        .envs(inherited_env())
-        .envs(&config.env)
-        // The last resort against orphans: whatever path drops the child kills it.
-        .kill_on_drop(true);
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|err| format!("cannot start `{}`: {err}", server.command_line))?;
-    let stderr = StderrTail::follow(stderr, &server.name);
     let handler = Handler {
         server: Arc::downgrade(server),
     };
-    let limit = Duration::from_secs(config.connect_timeout_secs);
-    let failure = match tokio::time::timeout(limit, handler.serve(transport)).await {
-        Ok(Ok(running)) => return Ok(running),
-        Ok(Err(err)) => format!("initialisation failed: {err}"),
-        Err(_) => format!(
+    let limit = Duration::from_secs(server.config.connect_timeout_secs);
+    match &server.config.transport {
+        McpTransport::Stdio { command, args, env } => {
+            super::stdio::connect(server, handler, limit, command, args, env).await
+        }
+        McpTransport::Http { url, headers } => {
+            super::remote::connect(handler, limit, url, headers).await
+        }
+    }
+}
+
+/// `initialise` (a handler's `serve` on a transport) within `limit`, or why not.
+pub(super) async fn initialised<F>(limit: Duration, initialise: F) -> Result<Running, String>
+where
+    F: Future<Output = Result<Running, ClientInitializeError>>,
+{
+    match tokio::time::timeout(limit, initialise).await {
+        Ok(Ok(running)) => Ok(running),
+        Ok(Err(err)) => Err(format!("initialisation failed: {}", describe(&err))),
+        Err(_) => Err(format!(
             "it did not finish initialising within {} s",
             limit.as_secs()
-        ),
-    };
-    Err(format!("{failure}{}", stderr.describe().await))
+        )),
+    }
+}
+
+/// What went wrong, for a person.
+fn describe(err: &ClientInitializeError) -> String {
+    match err {
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{context}: {}", transport_failure(error))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A transport's failure as its chain of causes (without the transport's type name, which
+/// rmcp puts first), with what to do when the server wants a token.
+pub(super) fn transport_failure(error: &DynamicTransportError) -> String {
+    let mut text = error.error.to_string();
+    let mut source = error.error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    match super::remote::hint(error.error.as_ref()) {
+        Some(hint) => format!("{text} ({hint})"),
+        None => text,
+    }
 }
 
 fn redacted(text: String) -> String {
     sanitize::redact(&text).into_owned()
 }
 
-fn inherited_env() -> impl Iterator<Item = (&'static str, OsString)> {
-    INHERITED_ENV.iter().filter_map(|&key| {
-        let value = std::env::var_os(key)?;
-        // Bash exports functions as `() { ...`: never hand those to another program.
-        (!value.as_encoded_bytes().starts_with(b"()")).then_some((key, value))
-    })
-}
-
-/// The last lines a server wrote to stderr, while it logs the rest to `tracing`.
-struct StderrTail {
-    lines: Arc<Mutex<VecDeque<String>>>,
-    reader: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl StderrTail {
-    fn follow(stderr: Option<ChildStderr>, server: &str) -> Self {
-        let lines = Arc::new(Mutex::new(VecDeque::new()));
-        let reader = stderr.map(|stderr| {
-            let (lines, server) = (Arc::clone(&lines), server.to_owned());
-            tokio::spawn(async move {
-                let mut reader = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = reader.next_line().await {
-                    // A server may print its own credentials on stderr.
-                    tracing::debug!(server = %server, "stderr: {}", crate::redact(&line));
-                    let mut lines = lines.lock();
-                    if lines.len() == STDERR_LINES {
-                        lines.pop_front();
-                    }
-                    lines.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
-                }
-            })
-        });
-        Self { lines, reader }
-    }
-
-    /// `; stderr: …` with the last lines, once the process has closed stderr (or after a
-    /// moment, for a process that is still running), or nothing when it wrote nothing.
-    async fn describe(mut self) -> String {
-        if let Some(reader) = self.reader.take() {
-            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
-        }
-        let lines = self.lines.lock();
-        if lines.is_empty() {
-            String::new()
-        } else {
-            let text: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
-            format!("; its stderr ends with: {}", text.join(" | "))
-        }
-    }
-}
-
 /// The client side of the session: identifies us and hears about tool list changes.
 pub(crate) struct Handler {
+    /// The server whose session this is (weak: the session never keeps its server alive).
     server: Weak<Server>,
 }
 
@@ -368,14 +329,5 @@ mod tests {
         let secs: Vec<u64> = (0..9).map(|n| backoff.delay(n).as_secs()).collect();
         assert_eq!(secs, [1, 2, 4, 8, 16, 32, 60, 60, 60]);
         assert_eq!(backoff.delay(u32::MAX), Duration::from_secs(60));
-    }
-
-    #[test]
-    fn exported_shell_functions_are_not_inherited() {
-        // Only reads the environment; the variables named are standard ones.
-        for (key, value) in inherited_env() {
-            assert!(INHERITED_ENV.contains(&key));
-            assert!(!value.as_encoded_bytes().starts_with(b"()"));
-        }
     }
 }

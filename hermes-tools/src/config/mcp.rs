@@ -1,0 +1,300 @@
+//! `[mcp_servers.<name>]`: how the MCP client reaches one server, and what it takes from it.
+//!
+//! A server is either a program the client starts and speaks to over stdio (`command`), or a
+//! remote server it reaches over Streamable HTTP (`url`, feature `mcp-remote`). The two are
+//! one [`McpTransport`], so a configuration naming both, or neither, is refused when it is
+//! read, with the key to fix:
+//!
+//! ```
+//! # #[cfg(feature = "toml")] {
+//! use hermes_tools::Config;
+//! use hermes_tools::config::McpTransport;
+//!
+//! let config = Config::from_toml_str(r#"
+//!     [mcp_servers.time]
+//!     command = "uvx"
+//!     args = ["mcp-server-time"]
+//!
+//!     [mcp_servers.search]
+//!     url = "https://search.example.com/mcp"
+//!     headers = { Authorization = "Bearer ${SEARCH_TOKEN}" }
+//! "#).unwrap();
+//! assert!(matches!(config.mcp_servers["time"].transport, McpTransport::Stdio { .. }));
+//! assert!(matches!(config.mcp_servers["search"].transport, McpTransport::Http { .. }));
+//!
+//! let err = Config::from_toml_str("[mcp_servers.x]\nargs = [\"-v\"]").unwrap_err();
+//! assert!(err.to_string().contains("give `command`"), "{err}");
+//! # }
+//! ```
+//!
+//! Header values may name environment variables as `${NAME}`: they are read when the client
+//! connects, so the file holds no secret, and they are never written to a log or a status.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// How the client reaches an MCP server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum McpTransport {
+    /// A program the client starts, speaking newline-delimited JSON-RPC on its stdin and
+    /// stdout. It gets a filtered inherited environment (PATH, HOME, ...) and `env`.
+    Stdio {
+        /// The program to start.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables set for it.
+        env: BTreeMap<String, String>,
+    },
+    /// A remote server over Streamable HTTP (feature `mcp-remote`; without it the server is
+    /// reported failed, saying so).
+    Http {
+        /// The endpoint, `http://` or `https://`.
+        url: String,
+        /// Headers sent with every request. A value may hold `${NAME}`, replaced by the
+        /// environment variable `NAME` when the client connects (a bearer token:
+        /// `Authorization = "Bearer ${TOKEN}"`).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// One MCP server: how to reach it ([`McpTransport`]), which of its tools to take, and its
+/// timeouts.
+///
+/// Built from the `[mcp_servers.<name>]` table of a [`Config`](super::Config), or in code from
+/// [`McpServerConfig::stdio`] or [`McpServerConfig::http`] and then its public fields.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "RawServer")]
+#[non_exhaustive]
+pub struct McpServerConfig {
+    /// How the client reaches the server.
+    pub transport: McpTransport,
+    /// Only these tools (by the server's names) are registered, when given.
+    pub include: Vec<String>,
+    /// These tools (by the server's names) are never registered.
+    pub exclude: Vec<String>,
+    /// How long starting (or reaching) and initialising the server may take, in seconds.
+    pub connect_timeout_secs: u64,
+    /// How long one tool call may take, in seconds.
+    pub call_timeout_secs: u64,
+    /// Whether calls of this server's tools may run concurrently within a model turn (see
+    /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn); Hermes'
+    /// `supports_parallel_tool_calls`). Off by default: the server's own `readOnlyHint` is
+    /// not trusted for this, since it is a hint from a process we do not control (the MCP
+    /// specification calls annotations untrusted unless the server is), and a server that
+    /// serialises its work, or shares state between calls, says nothing about it. The
+    /// operator, who knows the server, opts in.
+    pub parallel_tool_calls: bool,
+}
+
+/// Default time to start (or reach) and initialise a server, in seconds.
+pub const DEFAULT_MCP_CONNECT_TIMEOUT_SECS: u64 = 30;
+
+/// Default time one MCP tool call may take, in seconds.
+pub const DEFAULT_MCP_CALL_TIMEOUT_SECS: u64 = 120;
+
+impl McpServerConfig {
+    /// A server started as `command args…`, with every other setting at its default.
+    ///
+    /// ```
+    /// use hermes_tools::config::McpServerConfig;
+    ///
+    /// let mut time = McpServerConfig::stdio("uvx", ["mcp-server-time"]);
+    /// time.call_timeout_secs = 10;
+    /// ```
+    pub fn stdio<I, S>(command: impl Into<String>, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Self::with_transport(McpTransport::Stdio {
+            command: command.into(),
+            args: args.into_iter().map(Into::into).collect(),
+            env: BTreeMap::new(),
+        })
+    }
+
+    /// A remote server at `url` over Streamable HTTP, with no headers and every other setting
+    /// at its default.
+    pub fn http(url: impl Into<String>) -> Self {
+        Self::with_transport(McpTransport::Http {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        })
+    }
+
+    fn with_transport(transport: McpTransport) -> Self {
+        Self {
+            transport,
+            include: Vec::new(),
+            exclude: Vec::new(),
+            connect_timeout_secs: DEFAULT_MCP_CONNECT_TIMEOUT_SECS,
+            call_timeout_secs: DEFAULT_MCP_CALL_TIMEOUT_SECS,
+            parallel_tool_calls: false,
+        }
+    }
+}
+
+/// The table as written, checked into an [`McpServerConfig`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawServer {
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    include: Vec<String>,
+    #[serde(default)]
+    exclude: Vec<String>,
+    #[serde(default = "default_connect_timeout")]
+    connect_timeout_secs: u64,
+    #[serde(default = "default_call_timeout")]
+    call_timeout_secs: u64,
+    #[serde(default)]
+    parallel_tool_calls: bool,
+}
+
+fn default_connect_timeout() -> u64 {
+    DEFAULT_MCP_CONNECT_TIMEOUT_SECS
+}
+
+fn default_call_timeout() -> u64 {
+    DEFAULT_MCP_CALL_TIMEOUT_SECS
+}
+
+impl TryFrom<RawServer> for McpServerConfig {
+    type Error = String;
+
+    fn try_from(raw: RawServer) -> Result<Self, String> {
+        let transport = match (raw.command, raw.url) {
+            (Some(_), Some(_)) => {
+                return Err(
+                    "give `command` (a server started over stdio) or `url` (a remote \
+                            server), not both"
+                        .to_owned(),
+                );
+            }
+            (None, None) => {
+                return Err(
+                    "give `command` (a server started over stdio) or `url` (a remote \
+                            server over Streamable HTTP)"
+                        .to_owned(),
+                );
+            }
+            (Some(command), None) => {
+                if !raw.headers.is_empty() {
+                    return Err("`headers` are sent to a remote server (`url`); a server \
+                                started with `command` takes `env`"
+                        .to_owned());
+                }
+                if command.trim().is_empty() {
+                    return Err("`command` is empty: name the program to start".to_owned());
+                }
+                McpTransport::Stdio {
+                    command,
+                    args: raw.args,
+                    env: raw.env,
+                }
+            }
+            (None, Some(url)) => {
+                if !raw.args.is_empty() || !raw.env.is_empty() {
+                    return Err(
+                        "`args` and `env` are for a server started with `command`; a \
+                                remote server (`url`) takes `headers`"
+                            .to_owned(),
+                    );
+                }
+                check_url(&url)?;
+                McpTransport::Http {
+                    url,
+                    headers: raw.headers,
+                }
+            }
+        };
+        Ok(Self {
+            transport,
+            include: raw.include,
+            exclude: raw.exclude,
+            connect_timeout_secs: raw.connect_timeout_secs,
+            call_timeout_secs: raw.call_timeout_secs,
+            parallel_tool_calls: raw.parallel_tool_calls,
+        })
+    }
+}
+
+/// Refuses a URL no HTTP client could reach, saying what a valid one looks like. (The host
+/// and the rest are the HTTP client's to judge when it connects.)
+fn check_url(url: &str) -> Result<(), String> {
+    let rest = url
+        .strip_prefix("https://")
+        .or_else(|| url.strip_prefix("http://"));
+    match rest {
+        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => Ok(()),
+        Some(_) => Err(format!("`url` {url:?} names no host")),
+        None => Err(format!(
+            "`url` {url:?} is not an HTTP URL: give `http://host:port/path` or \
+             `https://host/path`"
+        )),
+    }
+}
+
+#[cfg(all(test, feature = "toml"))]
+mod tests {
+    use super::*;
+
+    fn read(table: &str) -> Result<McpServerConfig, String> {
+        toml::from_str(table).map_err(|err| err.to_string())
+    }
+
+    #[test]
+    fn a_command_is_a_stdio_server_and_a_url_a_remote_one() {
+        let stdio = read("command = \"uvx\"\nargs = [\"mcp-server-time\"]").unwrap();
+        assert_eq!(stdio, McpServerConfig::stdio("uvx", ["mcp-server-time"]));
+        let remote = read("url = \"http://127.0.0.1:3001/mcp\"\nheaders = { X-Key = \"${K}\" }");
+        let McpTransport::Http { url, headers } = remote.unwrap().transport else {
+            panic!("a url is a remote server");
+        };
+        assert_eq!(url, "http://127.0.0.1:3001/mcp");
+        assert_eq!(headers["X-Key"], "${K}");
+    }
+
+    #[test]
+    fn both_or_neither_of_command_and_url_is_refused_saying_which_to_give() {
+        let both = read("command = \"x\"\nurl = \"http://h/mcp\"").unwrap_err();
+        assert!(both.contains("not both"), "{both}");
+        let neither = read("include = [\"a\"]").unwrap_err();
+        assert!(neither.contains("give `command`"), "{neither}");
+    }
+
+    #[test]
+    fn keys_of_the_other_transport_are_refused_naming_the_right_one() {
+        let headers = read("command = \"x\"\nheaders = { A = \"b\" }").unwrap_err();
+        assert!(headers.contains("takes `env`"), "{headers}");
+        let env = read("url = \"http://h/mcp\"\nenv = { A = \"b\" }").unwrap_err();
+        assert!(env.contains("takes `headers`"), "{env}");
+    }
+
+    #[test]
+    fn a_url_must_be_http_with_a_host() {
+        let ftp = read("url = \"ftp://h/mcp\"").unwrap_err();
+        assert!(ftp.contains("not an HTTP URL"), "{ftp}");
+        let hostless = read("url = \"https:///mcp\"").unwrap_err();
+        assert!(hostless.contains("names no host"), "{hostless}");
+        assert!(read("url = \"https://h\"").is_ok());
+        let empty = read("command = \" \"").unwrap_err();
+        assert!(empty.contains("`command` is empty"), "{empty}");
+    }
+
+    #[test]
+    fn unknown_keys_are_still_refused() {
+        let err = read("command = \"x\"\ncall_timeout = 3").unwrap_err();
+        assert!(err.contains("call_timeout"), "{err}");
+    }
+}

@@ -1,0 +1,178 @@
+//! Remote servers: Streamable HTTP (rmcp's client transport over reqwest, feature
+//! `mcp-remote`), with the operator's headers.
+//!
+//! Header values are expanded (`${NAME}` is the environment variable `NAME`) when the client
+//! connects, each time it does, so a rotated token is picked up on reconnection. A variable
+//! that is not set fails the connection, naming the header and the variable, never the value.
+//! TLS is rustls with the ring provider and the platform's roots.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use super::supervisor::{Handler, Running};
+
+/// Connects to `url` and initialises the MCP session within `limit`.
+#[cfg(feature = "mcp-remote")]
+pub(super) async fn connect(
+    handler: Handler,
+    limit: Duration,
+    url: &str,
+    headers: &BTreeMap<String, String>,
+) -> Result<Running, String> {
+    use std::collections::HashMap;
+
+    use rmcp::service::ServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+
+    let mut custom = HashMap::with_capacity(headers.len());
+    for (name, value) in headers {
+        let header = http::HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("header name {name:?} is not a valid HTTP header name"))?;
+        let value = http::HeaderValue::try_from(expand(name, value)?).map_err(|_| {
+            format!("header `{name}` holds a character an HTTP header value cannot carry")
+        })?;
+        custom.insert(header, value);
+    }
+    install_crypto_provider();
+    let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+    let transport = StreamableHttpClientTransport::from_config(config);
+    super::supervisor::initialised(limit, handler.serve(transport))
+        .await
+        .map_err(|failure| format!("{failure} (at {})", endpoint(url)))
+}
+
+/// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.
+#[cfg(not(feature = "mcp-remote"))]
+pub(super) async fn connect(
+    _handler: Handler,
+    _limit: Duration,
+    url: &str,
+    _headers: &BTreeMap<String, String>,
+) -> Result<Running, String> {
+    Err(format!(
+        "{} is a remote server, and this build has no remote MCP client: build hermes-tools \
+         with the `mcp-remote` feature",
+        endpoint(url)
+    ))
+}
+
+/// What the operator should do about a failure of the HTTP transport, when we know.
+#[cfg(feature = "mcp-remote")]
+pub(super) fn hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
+        // Worded so that redaction leaves it whole: no `name: value` or `Bearer x` in it.
+        StreamableHttpError::AuthRequired(_) => Some(
+            "the server requires authorisation: add an Authorization header to the server's \
+             `headers`, a bearer token read from an environment variable (see the README)",
+        ),
+        StreamableHttpError::InsufficientScope(_) => {
+            Some("the server refused the token's scope: give a token with more rights")
+        }
+        _ => None,
+    }
+}
+
+/// Without the HTTP transport there is nothing to say.
+#[cfg(not(feature = "mcp-remote"))]
+pub(super) fn hint(_error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    None
+}
+
+/// reqwest is built without a TLS provider of its own (the tree already holds rustls with
+/// ring, through ureq): make ring the process's provider unless one is installed already.
+#[cfg(feature = "mcp-remote")]
+fn install_crypto_provider() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        if rustls::crypto::CryptoProvider::get_default().is_none() {
+            // Losing a race with another installer leaves theirs, which serves as well.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+        }
+    });
+}
+
+/// `value` with every `${NAME}` replaced by the environment variable `NAME`.
+#[cfg(feature = "mcp-remote")]
+fn expand(header: &str, value: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!(
+                "header `{header}` opens `${{` without a closing `}}`: write `${{NAME}}`"
+            ));
+        };
+        let name = &after[..end];
+        if name.is_empty() {
+            return Err(format!("header `{header}` holds `${{}}`: name a variable"));
+        }
+        match std::env::var(name) {
+            Ok(found) => out.push_str(&found),
+            Err(_) => {
+                return Err(format!(
+                    "header `{header}` names the environment variable {name}, which is not set \
+                     (or not UTF-8)"
+                ));
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `url` as reports show it: without user information, query or fragment, which may carry
+/// credentials.
+pub(super) fn endpoint(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let rest = &rest[..end];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_drop_user_information_query_and_fragment() {
+        assert_eq!(
+            endpoint("https://user:pw@api.example.com:8443/mcp?key=s3cret#x"),
+            "https://api.example.com:8443/mcp"
+        );
+        assert_eq!(
+            endpoint("http://127.0.0.1:3001/mcp"),
+            "http://127.0.0.1:3001/mcp"
+        );
+        assert_eq!(endpoint("http://h?token=a@b"), "http://h");
+    }
+
+    #[test]
+    #[cfg(feature = "mcp-remote")]
+    fn variables_are_expanded_and_a_missing_one_is_named_without_any_value() {
+        // PATH is set in every environment the tests run in.
+        let path = std::env::var("PATH").expect("PATH is set");
+        assert_eq!(expand("X", "a ${PATH} b").unwrap(), format!("a {path} b"));
+        assert_eq!(expand("X", "no $VARS {here}").unwrap(), "no $VARS {here}");
+        let missing = expand("Authorization", "Bearer ${HERMES_SURELY_UNSET_VAR}").unwrap_err();
+        assert!(missing.contains("`Authorization`"), "{missing}");
+        assert!(missing.contains("HERMES_SURELY_UNSET_VAR"), "{missing}");
+        let open = expand("X", "${PATH").unwrap_err();
+        assert!(open.contains("without a closing"), "{open}");
+        assert!(expand("X", "${}").unwrap_err().contains("name a variable"));
+    }
+}

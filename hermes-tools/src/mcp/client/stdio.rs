@@ -1,0 +1,126 @@
+//! Servers the client starts: the process, its environment, and its stderr.
+//!
+//! The process is started with a filtered environment, as the official Python SDK does: only
+//! `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER`, `LANG`, `LC_ALL` and `TMPDIR` are inherited
+//! (a value starting with `()`, an exported shell function, is not), plus the server's own `env`.
+//! API keys in the agent's environment stay there. Its stderr is read line by line into
+//! `tracing` (debug level), and the last lines are kept: when a server fails to start, they
+//! usually say why, so they end the reported reason.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use rmcp::service::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{ChildStderr, Command};
+
+use super::server::Server;
+use super::supervisor::{Handler, Running, initialised};
+
+/// Variables a server inherits from the agent's environment.
+const INHERITED_ENV: &[&str] = &[
+    "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
+];
+/// Lines of a server's stderr kept for error messages.
+const STDERR_LINES: usize = 8;
+/// Longest stderr line kept, in characters.
+const STDERR_LINE_CHARS: usize = 400;
+
+/// Starts the process and initialises the MCP session within `limit`.
+pub(super) async fn connect(
+    server: &Arc<Server>,
+    handler: Handler,
+    limit: Duration,
+    program: &str,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+) -> Result<Running, String> {
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .env_clear()
+        .envs(inherited_env())
+        .envs(env)
+        // The last resort against orphans: whatever path drops the child kills it.
+        .kill_on_drop(true);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| format!("cannot start `{}`: {err}", server.endpoint))?;
+    let stderr = StderrTail::follow(stderr, &server.name);
+    let failure = match initialised(limit, handler.serve(transport)).await {
+        Ok(running) => return Ok(running),
+        Err(failure) => failure,
+    };
+    Err(format!("{failure}{}", stderr.describe().await))
+}
+
+fn inherited_env() -> impl Iterator<Item = (&'static str, OsString)> {
+    INHERITED_ENV.iter().filter_map(|&key| {
+        let value = std::env::var_os(key)?;
+        // Bash exports functions as `() { ...`: never hand those to another program.
+        (!value.as_encoded_bytes().starts_with(b"()")).then_some((key, value))
+    })
+}
+
+/// The last lines a server wrote to stderr, while it logs the rest to `tracing`.
+struct StderrTail {
+    lines: Arc<Mutex<VecDeque<String>>>,
+    reader: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl StderrTail {
+    fn follow(stderr: Option<ChildStderr>, server: &str) -> Self {
+        let lines = Arc::new(Mutex::new(VecDeque::new()));
+        let reader = stderr.map(|stderr| {
+            let (lines, server) = (Arc::clone(&lines), server.to_owned());
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stderr).lines();
+                while let Ok(Some(line)) = reader.next_line().await {
+                    // A server may print its own credentials on stderr.
+                    tracing::debug!(server = %server, "stderr: {}", crate::redact(&line));
+                    let mut lines = lines.lock();
+                    if lines.len() == STDERR_LINES {
+                        lines.pop_front();
+                    }
+                    lines.push_back(line.chars().take(STDERR_LINE_CHARS).collect());
+                }
+            })
+        });
+        Self { lines, reader }
+    }
+
+    /// `; stderr: …` with the last lines, once the process has closed stderr (or after a
+    /// moment, for a process that is still running), or nothing when it wrote nothing.
+    async fn describe(mut self) -> String {
+        if let Some(reader) = self.reader.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), reader).await;
+        }
+        let lines = self.lines.lock();
+        if lines.is_empty() {
+            String::new()
+        } else {
+            let text: Vec<&str> = lines.iter().map(|line| line.trim_end()).collect();
+            format!("; its stderr ends with: {}", text.join(" | "))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exported_shell_functions_are_not_inherited() {
+        // Only reads the environment; the variables named are standard ones.
+        for (key, value) in inherited_env() {
+            assert!(INHERITED_ENV.contains(&key));
+            assert!(!value.as_encoded_bytes().starts_with(b"()"));
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! The MCP client against real remote servers on loopback, over Streamable HTTP: npm
+//! `@modelcontextprotocol/server-everything` in its `streamableHttp` mode, and the official
+//! Python SDK's `MCPServer` (FastMCP) refusing requests without a bearer token
+//! (`tests/servers/bearer_server.py`).
+//!
+//! The servers come from `bash .ci/test`, which installs them pinned and exports
+//! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
+#![cfg(feature = "mcp-remote")]
+
+use hermes_tools::config::{Config, McpServerConfig, McpTransport};
+use hermes_tools::mcp::client::{McpClients, ServerState, ServerStatus};
+use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use serde_json::json;
+use std::time::{Duration, Instant};
+
+#[path = "servers/remote.rs"]
+mod remote;
+
+use remote::{Remote, free_port};
+
+fn remote(url: &str, headers: &[(&str, &str)]) -> McpServerConfig {
+    let mut server = McpServerConfig::http(url);
+    let McpTransport::Http { headers: set, .. } = &mut server.transport else {
+        unreachable!("`http` makes a remote server")
+    };
+    for (name, value) in headers {
+        set.insert((*name).to_owned(), (*value).to_owned());
+    }
+    server.connect_timeout_secs = 20;
+    server.call_timeout_secs = 20;
+    server
+}
+
+fn config(servers: impl IntoIterator<Item = (&'static str, McpServerConfig)>) -> Config {
+    Config {
+        mcp_servers: servers
+            .into_iter()
+            .map(|(name, server)| (name.to_owned(), server))
+            .collect(),
+        ..Config::default()
+    }
+}
+
+fn tools_of(status: &ServerStatus) -> &[String] {
+    match &status.state {
+        ServerState::Running { tools } => tools,
+        other => panic!("server {} is not running: {other}", status.name),
+    }
+}
+
+fn failure_of(status: &ServerStatus) -> &str {
+    match &status.state {
+        ServerState::Failed { reason } => reason,
+        other => panic!("server {} did not fail: {other}", status.name),
+    }
+}
+
+async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::ToolAnswer {
+    registry.call(name, args, &ToolContext::new()).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_everything_over_streamable_http_is_a_toolset_whose_tools_answer() {
+    let everything = Remote::everything();
+    let registry = ToolRegistry::new();
+    let config = config([("everything", remote(&everything.url(), &[]))]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+
+    let status = clients.status("everything").expect("reported");
+    assert_eq!(status.endpoint, everything.url());
+    let tools = tools_of(&status);
+    assert!(
+        tools.iter().any(|tool| tool == "mcp__everything__echo"),
+        "{tools:?}"
+    );
+    assert!(tools.len() >= 10, "{tools:?}");
+
+    let echo = call(&registry, "mcp__everything__echo", r#"{"message":"hi"}"#).await;
+    assert_eq!(echo.to_value(), json!({"result": "Echo: hi"}));
+    let sum = call(
+        &registry,
+        "mcp__everything__get_sum",
+        r#"{"a": 2, "b": "40"}"#,
+    )
+    .await;
+    assert!(sum.as_str().contains("42"), "{sum}");
+    clients.shutdown().await;
+    assert!(registry.get("mcp__everything__echo").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bearer_token_in_the_headers_opens_a_server_that_refuses_requests_without_it() {
+    let token = "hermes-test-token-7f3a9c2e41d8b6";
+    let server = Remote::bearer(token);
+    let registry = ToolRegistry::new();
+    let bearer = format!("Bearer {token}");
+    let config = config([
+        (
+            "with_token",
+            remote(&server.url(), &[("Authorization", &bearer)]),
+        ),
+        ("without", remote(&server.url(), &[])),
+        (
+            "wrong",
+            remote(&server.url(), &[("Authorization", "Bearer not-the-token")]),
+        ),
+    ]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+
+    let with_token = clients.status("with_token").expect("reported");
+    assert_eq!(
+        tools_of(&with_token),
+        ["mcp__with_token__add", "mcp__with_token__shout"]
+    );
+    let sum = call(&registry, "mcp__with_token__add", r#"{"a": 40, "b": 2}"#).await;
+    assert!(!sum.is_error(), "{sum}");
+    assert!(sum.as_str().contains("42"), "{sum}");
+
+    for name in ["without", "wrong"] {
+        let status = clients.status(name).expect("reported");
+        let reason = failure_of(&status);
+        assert!(reason.contains(&server.url()), "{name}: {reason}");
+        assert!(
+            reason.contains("add an Authorization header"),
+            "{name}: {reason}"
+        );
+        // The status and the log never carry a header's value.
+        assert!(
+            !reason.contains(token) && !reason.contains("not-the-token"),
+            "{reason}"
+        );
+        let answer = call(&registry, &format!("mcp__{name}__add"), "{}").await;
+        assert!(answer.is_error(), "{answer}");
+        assert!(answer.as_str().contains("failed to start"), "{answer}");
+    }
+    let report = format!("{:?}", clients.report());
+    assert!(!report.contains(token), "{report}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variable() {
+    let server = Remote::bearer("unused-token");
+    let registry = ToolRegistry::new();
+    let config = config([(
+        "remote",
+        remote(
+            &server.url(),
+            &[("Authorization", "Bearer ${HERMES_TEST_TOKEN_NEVER_SET}")],
+        ),
+    )]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let status = clients.status("remote").expect("reported");
+    let reason = failure_of(&status);
+    assert!(reason.contains("`Authorization`"), "{reason}");
+    assert!(reason.contains("HERMES_TEST_TOKEN_NEVER_SET"), "{reason}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_listening_at_the_url_fails_the_server_saying_where() {
+    let url = format!("http://127.0.0.1:{}/mcp", free_port());
+    let registry = ToolRegistry::new();
+    let mut server = remote(&url, &[]);
+    server.connect_timeout_secs = 5;
+    let clients = McpClients::start(
+        &registry,
+        &config([("gone", server)]),
+        &Selection::default(),
+    )
+    .await;
+    let status = clients.status("gone").expect("reported");
+    let reason = failure_of(&status);
+    assert!(reason.contains(&url), "{reason}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_that_restarts_is_reached_again() {
+    let token = "restart-token-5d1c8e";
+    let first = Remote::bearer(token);
+    let url = first.url();
+    let port = first.port();
+    let registry = ToolRegistry::new();
+    let bearer = format!("Bearer {token}");
+    let config = config([("remote", remote(&url, &[("Authorization", &bearer)]))]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let sum = call(&registry, "mcp__remote__add", r#"{"a": 1, "b": 2}"#).await;
+    assert!(sum.as_str().contains('3'), "{sum}");
+
+    drop(first);
+    let down = call(&registry, "mcp__remote__add", r#"{"a": 1, "b": 2}"#).await;
+    assert!(down.is_error(), "{down}");
+    assert!(
+        down.as_str().contains("could not run \\\"add\\\""),
+        "{down}"
+    );
+    // The same server again (a deploy, say): a new process that knows no session of ours.
+    let _second = Remote::bearer_on(token, port);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let again = call(&registry, "mcp__remote__add", r#"{"a": 1, "b": 2}"#).await;
+        if !again.is_error() {
+            assert!(again.as_str().contains('3'), "{again}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "never reached again: {again}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    clients.shutdown().await;
+}

@@ -1,0 +1,100 @@
+//! Remote MCP servers on loopback for the client tests (shared by `hermes-tools` and
+//! `example-tools` tests through `#[path]`): server-everything in its Streamable HTTP mode,
+//! and the Python SDK's server of `bearer_server.py`, each a child process killed when dropped.
+
+#![allow(dead_code, reason = "each test crate uses its part")]
+
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const INSTALL: &str = "run `bash .ci/test` (it installs .ci/requirements.txt and .ci/package.json and exports HERMES_PYTHON and HERMES_NODE_MODULES)";
+
+/// A server process on a loopback port, killed when dropped.
+pub struct Remote {
+    child: Child,
+    port: u16,
+}
+
+impl Remote {
+    /// `command`, which listens on `port`, once the port accepts connections.
+    fn start(mut command: Command, port: u16) -> Self {
+        let child = command
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|err| panic!("cannot start {command:?}: {err}; {INSTALL}"));
+        let mut remote = Self { child, port };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect((Ipv4Addr::LOCALHOST, port)).is_err() {
+            if let Ok(Some(status)) = remote.child.try_wait() {
+                panic!("{command:?} exited with {status} before listening; {INSTALL}");
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{command:?} never listened on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        remote
+    }
+
+    /// server-everything in its Streamable HTTP mode.
+    pub fn everything() -> Self {
+        let modules = std::env::var_os("HERMES_NODE_MODULES")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
+        let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+        let port = free_port();
+        let mut command = Command::new("node");
+        command
+            .arg(entry)
+            .arg("streamableHttp")
+            .env("PORT", port.to_string());
+        Self::start(command, port)
+    }
+
+    /// The Python SDK's server, accepting only `token`.
+    pub fn bearer(token: &str) -> Self {
+        Self::bearer_on(token, free_port())
+    }
+
+    /// The Python SDK's server on `port`, accepting only `token`.
+    pub fn bearer_on(token: &str, port: u16) -> Self {
+        let python = std::env::var_os("HERMES_PYTHON")
+            .unwrap_or_else(|| panic!("HERMES_PYTHON is not set: {INSTALL}"));
+        // Both crates that use this file sit beside `hermes-tools` in the workspace.
+        let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../hermes-tools/tests/servers/bearer_server.py");
+        let mut command = Command::new(python);
+        command
+            .arg(script)
+            .arg(port.to_string())
+            .env("BEARER_TOKEN", token);
+        Self::start(command, port)
+    }
+
+    /// The port it listens on.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// Its Streamable HTTP endpoint.
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/mcp", self.port)
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port free a moment ago (the server binds it right after).
+pub fn free_port() -> u16 {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("a loopback port");
+    listener.local_addr().expect("its address").port()
+}
