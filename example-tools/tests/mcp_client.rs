@@ -348,7 +348,7 @@ fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
         "{line}"
     );
     assert!(
-        text.ends_with("1 MCP servers\nremote (mcp-remote): running, 2 tools\n"),
+        text.ends_with("1 MCP servers\nremote (mcp-remote): running, 6 tools\n"),
         "{text}"
     );
 

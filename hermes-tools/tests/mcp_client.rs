@@ -268,6 +268,117 @@ async fn time_server_tools_are_registered_described_and_called() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_resources_and_prompts_are_read_through_its_utility_tools() {
+    let entry = everything_entry();
+    let registry = ToolRegistry::new();
+    let config = config([
+        (
+            "everything",
+            server("node", &[entry.to_str().unwrap(), "stdio"]),
+        ),
+        // It advertises resources and prompts but holds none: no utility tools.
+        (
+            "time",
+            server(venv_python().to_str().unwrap(), &["-m", "mcp_server_time"]),
+        ),
+    ]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    assert_eq!(
+        tools_of(&clients.status("time").unwrap()),
+        ["mcp__time__convert_time", "mcp__time__get_current_time"]
+    );
+
+    let listed = call(&registry, "mcp__everything__list_resources", "{}").await;
+    let listed = listed.to_value();
+    let uris: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str())
+        .collect();
+    assert!(
+        uris.contains(&"demo://resource/static/document/architecture.md"),
+        "{listed}"
+    );
+    let templates = listed["templates"].to_string();
+    assert!(
+        templates.contains("demo://resource/dynamic/text/{resourceId}"),
+        "{templates}"
+    );
+
+    let read = call(
+        &registry,
+        "mcp__everything__read_resource",
+        r#"{"uri": "demo://resource/dynamic/text/3"}"#,
+    )
+    .await;
+    let text = read.to_value()["result"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        text.starts_with("[resource demo://resource/dynamic/text/3]\nResource 3:"),
+        "{read}"
+    );
+    let binary = call(
+        &registry,
+        "mcp__everything__read_resource",
+        r#"{"uri": "demo://resource/dynamic/blob/1"}"#,
+    )
+    .await;
+    assert!(binary.as_str().contains("binary"), "{binary}");
+    let missing = call(
+        &registry,
+        "mcp__everything__read_resource",
+        r#"{"uri": "demo://nope"}"#,
+    )
+    .await;
+    assert!(missing.is_error(), "{missing}");
+    assert!(
+        missing.as_str().contains("demo://nope not found"),
+        "{missing}"
+    );
+    // The utility's own schema is enforced before any request.
+    let no_uri = call(&registry, "mcp__everything__read_resource", "{}").await;
+    assert!(no_uri.as_str().contains("uri"), "{no_uri}");
+
+    let prompts = call(&registry, "mcp__everything__list_prompts", "{}").await;
+    let prompts = prompts.to_value();
+    let args_prompt = prompts["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{prompts}"))
+        .iter()
+        .find(|prompt| prompt["name"] == "args-prompt")
+        .unwrap_or_else(|| panic!("args-prompt in {prompts}"));
+    assert_eq!(args_prompt["arguments"][0]["name"], "city", "{args_prompt}");
+    let prompt = call(
+        &registry,
+        "mcp__everything__get_prompt",
+        r#"{"name": "args-prompt", "arguments": {"city": "Paris"}}"#,
+    )
+    .await;
+    assert_eq!(
+        prompt.to_value()["messages"],
+        json!([{"role": "user", "content": "What's weather in Paris?"}]),
+        "{prompt}"
+    );
+    // An embedded resource in a prompt's message is shown as its text.
+    let embedded = call(
+        &registry,
+        "mcp__everything__get_prompt",
+        r#"{"name": "resource-prompt", "arguments": {"resourceType": "Text", "resourceId": "2"}}"#,
+    )
+    .await;
+    assert!(
+        embedded
+            .as_str()
+            .contains("[resource demo://resource/dynamic/text/2]"),
+        "{embedded}"
+    );
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_server_tools_are_registered_described_called_and_refreshed() {
     let entry = everything_entry();
     let registry = ToolRegistry::new();
@@ -282,12 +393,16 @@ async fn everything_server_tools_are_registered_described_called_and_refreshed()
         "mcp__everything__echo",
         "mcp__everything__get_annotated_message",
         "mcp__everything__get_env",
+        "mcp__everything__get_prompt",
         "mcp__everything__get_resource_links",
         "mcp__everything__get_resource_reference",
         "mcp__everything__get_structured_content",
         "mcp__everything__get_sum",
         "mcp__everything__get_tiny_image",
         "mcp__everything__gzip_file_as_resource",
+        "mcp__everything__list_prompts",
+        "mcp__everything__list_resources",
+        "mcp__everything__read_resource",
         "mcp__everything__simulate_research_query",
         "mcp__everything__toggle_simulated_logging",
         "mcp__everything__toggle_subscriber_updates",

@@ -110,11 +110,40 @@ async fn a_bearer_token_in_the_headers_opens_a_server_that_refuses_requests_with
     let with_token = clients.status("with_token").expect("reported");
     assert_eq!(
         tools_of(&with_token),
-        ["mcp__with_token__add", "mcp__with_token__shout"]
+        [
+            "mcp__with_token__add",
+            "mcp__with_token__get_prompt",
+            "mcp__with_token__list_prompts",
+            "mcp__with_token__list_resources",
+            "mcp__with_token__read_resource",
+            "mcp__with_token__shout"
+        ]
     );
     let sum = call(&registry, "mcp__with_token__add", r#"{"a": 40, "b": 2}"#).await;
     assert!(!sum.is_error(), "{sum}");
     assert!(sum.as_str().contains("42"), "{sum}");
+    // Its resource and its prompt, through the utility tools, over HTTP.
+    let read = call(
+        &registry,
+        "mcp__with_token__read_resource",
+        r#"{"uri": "notes://today"}"#,
+    )
+    .await;
+    assert_eq!(
+        read.to_value(),
+        json!({"result": "[resource notes://today]\nWater the plants."})
+    );
+    let prompt = call(
+        &registry,
+        "mcp__with_token__get_prompt",
+        r#"{"name": "greet", "arguments": {"name": "Ada"}}"#,
+    )
+    .await;
+    assert_eq!(
+        prompt.to_value()["messages"],
+        json!([{"role": "user", "content": "Say hello to Ada."}]),
+        "{prompt}"
+    );
 
     for name in ["without", "wrong"] {
         let status = clients.status(name).expect("reported");

@@ -75,6 +75,7 @@ mod remote;
 mod server;
 mod stdio;
 mod supervisor;
+mod utility;
 
 use server::Server;
 pub use supervisor::Backoff;

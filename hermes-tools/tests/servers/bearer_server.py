@@ -47,4 +47,16 @@ def shout(text: str) -> str:
     return text.upper()
 
 
+@server.resource("notes://today", mime_type="text/plain")
+def today() -> str:
+    """Today's notes."""
+    return "Water the plants."
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greet someone."""
+    return f"Say hello to {name}."
+
+
 server.run("streamable-http", host="127.0.0.1", port=PORT)

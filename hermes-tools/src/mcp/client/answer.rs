@@ -25,30 +25,10 @@ pub fn from_result(server: &str, tool: &str, result: CallToolResult) -> ToolAnsw
     let mut images = Vec::new();
     for block in result.content {
         match block {
-            ContentBlock::Text(text) => texts.push(text.text),
             ContentBlock::Image(image) => {
                 images.push((texts.len(), image.data, image.mime_type));
             }
-            ContentBlock::Audio(audio) => texts.push(format!(
-                "[audio ({}), {} base64 characters, not shown]",
-                audio.mime_type,
-                audio.data.len()
-            )),
-            ContentBlock::Resource(embedded) => texts.push(match embedded.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    format!("[resource {uri}]\n{text}")
-                }
-                ResourceContents::BlobResourceContents { uri, mime_type, .. } => format!(
-                    "[resource {uri} ({}), binary, not shown]",
-                    mime_type.as_deref().unwrap_or("unknown type")
-                ),
-                // A kind of resource newer than this client: say so rather than drop it.
-                _ => "[an embedded resource of a kind this client cannot show]".to_owned(),
-            }),
-            ContentBlock::ResourceLink(link) => {
-                texts.push(format!("[resource link {}: {}]", link.name, link.uri));
-            }
-            _ => texts.push("[a content part of a kind this client cannot show]".to_owned()),
+            other => texts.push(describe(other)),
         }
     }
     let text = texts.join("\n");
@@ -77,6 +57,39 @@ pub fn from_result(server: &str, tool: &str, result: CallToolResult) -> ToolAnsw
         }
     }
     Value::Object(answer).into_answer()
+}
+
+/// A content part as text: text as it is, anything else said for what it is. (Images are
+/// kept as images where the answer can carry them; here they are said too.)
+pub(super) fn describe(block: ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text,
+        ContentBlock::Image(image) => format!(
+            "[image ({}), {} base64 characters, not shown]",
+            image.mime_type,
+            image.data.len()
+        ),
+        ContentBlock::Audio(audio) => format!(
+            "[audio ({}), {} base64 characters, not shown]",
+            audio.mime_type,
+            audio.data.len()
+        ),
+        ContentBlock::Resource(embedded) => match embedded.resource {
+            ResourceContents::TextResourceContents { uri, text, .. } => {
+                format!("[resource {uri}]\n{text}")
+            }
+            ResourceContents::BlobResourceContents { uri, mime_type, .. } => format!(
+                "[resource {uri} ({}), binary, not shown]",
+                mime_type.as_deref().unwrap_or("unknown type")
+            ),
+            // A kind of resource newer than this client: say so rather than drop it.
+            _ => "[an embedded resource of a kind this client cannot show]".to_owned(),
+        },
+        ContentBlock::ResourceLink(link) => {
+            format!("[resource link {}: {}]", link.name, link.uri)
+        }
+        _ => "[a content part of a kind this client cannot show]".to_owned(),
+    }
 }
 
 /// Whether `text` is `structured` written as JSON (the backwards-compatible copy).

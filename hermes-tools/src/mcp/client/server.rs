@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
+use super::utility::Utility;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
 use crate::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -59,13 +60,32 @@ struct Report {
     registered: BTreeMap<String, Planned>,
 }
 
-/// A tool of the listing, ready to register.
+/// What a server offers the registry: its tools, and the utility tools its resources and
+/// prompts call for.
+pub(crate) struct Listing {
+    pub(crate) tools: Vec<rmcp::model::Tool>,
+    pub(crate) utilities: Vec<Utility>,
+}
+
+/// A tool of the listing (or a utility tool), ready to register.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Planned {
     pub(crate) local: String,
+    /// The server's name for the tool (or the utility's name).
     pub(crate) remote: String,
     pub(crate) description: String,
     pub(crate) schema: Value,
+    /// What a call of it does.
+    pub(crate) kind: Kind,
+}
+
+/// What a call of a planned tool does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `tools/call` of the server's tool.
+    Tool,
+    /// A utility tool over the server's resources or prompts.
+    Utility(Utility),
 }
 
 impl Server {
@@ -158,12 +178,9 @@ impl Server {
     /// Makes the registry hold exactly the tools of `listed`: new and changed ones registered,
     /// unchanged ones left alone (so an identical listing changes no generation), vanished
     /// ones deregistered. No other toolset is touched.
-    pub(crate) fn apply_listing(
-        self: &Arc<Self>,
-        registry: &ToolRegistry,
-        listed: Vec<rmcp::model::Tool>,
-    ) {
-        let (planned, mut rejected) = plan(&self.name, &self.config, listed);
+    pub(crate) fn apply_listing(self: &Arc<Self>, registry: &ToolRegistry, listed: Listing) {
+        let (planned, mut rejected) =
+            plan(&self.name, &self.config, listed.tools, &listed.utilities);
         let previous = std::mem::take(&mut self.report.lock().registered);
         let mut registered = BTreeMap::new();
         for tool in planned {
@@ -226,6 +243,7 @@ impl Server {
     fn build_tool(self: &Arc<Self>, planned: &Planned) -> Tool {
         let server = Arc::downgrade(self);
         let remote: Arc<str> = Arc::from(planned.remote.as_str());
+        let kind = planned.kind;
         Tool::builder(planned.local.as_str(), self.toolset.as_str())
             .description(planned.description.as_str())
             .emoji("🔌")
@@ -242,15 +260,15 @@ impl Server {
             // Only the operator's word: the server's `readOnlyHint` is a hint from a process
             // we do not control (see `McpServerConfig::parallel_tool_calls`).
             .parallel(self.config.parallel_tool_calls)
-            .async_handler(move |args, _ctx| call(server.clone(), Arc::clone(&remote), args))
+            .async_handler(move |args, _ctx| call(server.clone(), kind, Arc::clone(&remote), args))
             .build()
     }
 }
 
 /// Calls tool `remote` on the server, if it still exists.
-async fn call(server: Weak<Server>, remote: Arc<str>, args: Value) -> ToolAnswer {
+async fn call(server: Weak<Server>, kind: Kind, remote: Arc<str>, args: Value) -> ToolAnswer {
     match server.upgrade() {
-        Some(server) => server.call(&remote, args).await,
+        Some(server) => server.call(kind, &remote, args).await,
         None => ToolAnswer::error(format!(
             "The MCP server of tool {remote:?} has been stopped. Do not call its tools again."
         )),
@@ -258,9 +276,9 @@ async fn call(server: Weak<Server>, remote: Arc<str>, args: Value) -> ToolAnswer
 }
 
 impl Server {
-    /// One `tools/call`, within the breaker and the call timeout. The arguments were validated
-    /// against the tool's schema by dispatch before this runs.
-    async fn call(&self, remote: &str, args: Value) -> ToolAnswer {
+    /// One `tools/call` (or a utility's requests), within the breaker and the call timeout.
+    /// The arguments were validated against the tool's schema by dispatch before this runs.
+    async fn call(&self, kind: Kind, remote: &str, args: Value) -> ToolAnswer {
         let name = &self.name;
         if let Err(open) = self.breaker.admit() {
             return ToolAnswer::error(format!(
@@ -277,21 +295,17 @@ impl Server {
                  use another approach or try again later."
             ));
         };
-        let arguments = match args {
-            Value::Object(arguments) => arguments,
-            _ => Map::new(),
-        };
-        let params = CallToolRequestParams::new(remote.to_owned()).with_arguments(arguments);
         let limit = Duration::from_secs(self.config.call_timeout_secs);
+        let (server, tool) = (name.clone(), remote.to_owned());
         // Dropping the request future (timeout, or the caller giving up) makes rmcp send
         // `notifications/cancelled`, so the server stops working on it too.
-        let task = self
-            .runtime
-            .spawn(async move { tokio::time::timeout(limit, peer.call_tool(params)).await });
+        let task = self.runtime.spawn(async move {
+            tokio::time::timeout(limit, request(peer, kind, server, tool, args)).await
+        });
         match AbortOnDrop(task).await {
-            Ok(Ok(Ok(result))) => {
+            Ok(Ok(Ok(answer))) => {
                 self.breaker.record_success();
-                answer::from_result(name, remote, result)
+                answer
             }
             Ok(Ok(Err(err))) if is_transport_failure(&err) => {
                 self.breaker.record_failure();
@@ -331,6 +345,28 @@ impl Server {
                 ))
             }
         }
+    }
+}
+
+/// The requests of one call of `tool` (of kind `kind`) on server `server`, and its answer.
+async fn request(
+    peer: Peer<RoleClient>,
+    kind: Kind,
+    server: String,
+    tool: String,
+    args: Value,
+) -> Result<ToolAnswer, ServiceError> {
+    match kind {
+        Kind::Tool => {
+            let arguments = match args {
+                Value::Object(arguments) => arguments,
+                _ => Map::new(),
+            };
+            let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
+            let result = peer.call_tool(params).await?;
+            Ok(answer::from_result(&server, &tool, result))
+        }
+        Kind::Utility(utility) => utility.run(peer, args).await,
     }
 }
 
@@ -374,16 +410,20 @@ impl<T> Drop for AbortOnDrop<T> {
 /// A tool is kept when `include` is empty or names it, and `exclude` does not (exclude wins:
 /// "never register this" is the safer reading of a tool in both lists). The listing is taken
 /// in name order, so when two names sanitise to one registry name the same one wins every time.
+/// The `utilities` come after the server's tools, under the same `include` and `exclude`, and
+/// give way to a tool of the same name.
 pub(crate) fn plan(
     server: &str,
     config: &McpServerConfig,
     mut listed: Vec<rmcp::model::Tool>,
+    utilities: &[Utility],
 ) -> (Vec<Planned>, Vec<RejectedTool>) {
     listed.sort_by(|a, b| a.name.cmp(&b.name));
     let mut rejected = Vec::new();
     let mut planned: Vec<Planned> = Vec::new();
     for wanted in &config.include {
-        if !listed.iter().any(|tool| tool.name == *wanted) {
+        let utility = utilities.iter().any(|utility| utility.name() == wanted);
+        if !utility && !listed.iter().any(|tool| tool.name == *wanted) {
             rejected.push(RejectedTool {
                 name: wanted.clone(),
                 reason: "listed in `include`, but the server has no tool of that name".into(),
@@ -436,6 +476,39 @@ pub(crate) fn plan(
             remote,
             description,
             schema,
+            kind: Kind::Tool,
+        });
+    }
+    let prefix = naming::tool_prefix(server);
+    for &utility in utilities {
+        let remote = utility.name();
+        let included =
+            config.include.is_empty() || config.include.iter().any(|name| name == remote);
+        if !included || config.exclude.iter().any(|name| name == remote) {
+            continue;
+        }
+        let local = naming::tool_name(server, remote);
+        if planned.iter().any(|tool| tool.local == local) {
+            rejected.push(RejectedTool {
+                name: remote.to_owned(),
+                reason: format!(
+                    "a utility tool for the server's {}, not added: the server has a tool of \
+                     this name, which is kept",
+                    if remote.contains("prompt") {
+                        "prompts"
+                    } else {
+                        "resources"
+                    }
+                ),
+            });
+            continue;
+        }
+        planned.push(Planned {
+            local,
+            remote: remote.to_owned(),
+            description: utility.description(server, &prefix),
+            schema: utility.schema(),
+            kind: Kind::Utility(utility),
         });
     }
     (planned, rejected)
@@ -511,7 +584,7 @@ mod tests {
                 runtime.handle().clone(),
                 ServerState::Starting,
             ));
-            let (planned, _) = plan("s", &config, listed(&["look"]));
+            let (planned, _) = plan("s", &config, listed(&["look"]), &[]);
             let tool = server.build_tool(&planned[0]);
             assert_eq!(tool.is_parallel_safe(), parallel, "{config:?}");
         }
@@ -519,16 +592,60 @@ mod tests {
 
     #[test]
     fn include_and_exclude_filter_and_exclude_wins() {
-        let (planned, rejected) = plan("s", &config(&["a", "b"], &["b"]), listed(&["a", "b", "c"]));
+        let (planned, rejected) = plan(
+            "s",
+            &config(&["a", "b"], &["b"]),
+            listed(&["a", "b", "c"]),
+            &[],
+        );
         assert_eq!(names(&planned), ["mcp__s__a"]);
         assert!(rejected.is_empty());
-        let (planned, _) = plan("s", &config(&[], &["c"]), listed(&["c", "b", "a"]));
+        let (planned, _) = plan("s", &config(&[], &["c"]), listed(&["c", "b", "a"]), &[]);
         assert_eq!(names(&planned), ["mcp__s__a", "mcp__s__b"]);
     }
 
     #[test]
+    fn utilities_follow_include_and_exclude_and_give_way_to_a_tool_of_their_name() {
+        let all = [
+            Utility::ListResources,
+            Utility::ReadResource,
+            Utility::ListPrompts,
+            Utility::GetPrompt,
+        ];
+        let (planned, rejected) = plan("s", &config(&[], &["get_prompt"]), listed(&["a"]), &all);
+        assert_eq!(
+            names(&planned),
+            [
+                "mcp__s__a",
+                "mcp__s__list_resources",
+                "mcp__s__read_resource",
+                "mcp__s__list_prompts"
+            ]
+        );
+        assert!(rejected.is_empty(), "{rejected:?}");
+        assert_eq!(planned[1].kind, Kind::Utility(Utility::ListResources));
+        assert!(planned[1].description.contains("mcp__s__read_resource"));
+
+        // Named in `include`, a utility is no unknown tool.
+        let (planned, rejected) = plan("s", &config(&["read_resource"], &[]), listed(&["a"]), &all);
+        assert_eq!(names(&planned), ["mcp__s__read_resource"]);
+        assert!(rejected.is_empty(), "{rejected:?}");
+
+        let (planned, rejected) = plan("s", &config(&[], &[]), listed(&["list_prompts"]), &all);
+        assert_eq!(planned[0].kind, Kind::Tool);
+        assert_eq!(planned.len(), 4);
+        assert_eq!(rejected.len(), 1);
+        assert!(
+            rejected[0]
+                .reason
+                .contains("utility tool for the server's prompts"),
+            "{rejected:?}"
+        );
+    }
+
+    #[test]
     fn an_include_naming_no_tool_is_reported() {
-        let (planned, rejected) = plan("s", &config(&["a", "typo"], &[]), listed(&["a"]));
+        let (planned, rejected) = plan("s", &config(&["a", "typo"], &[]), listed(&["a"]), &[]);
         assert_eq!(names(&planned), ["mcp__s__a"]);
         assert_eq!(rejected.len(), 1);
         assert_eq!(rejected[0].name, "typo");
@@ -540,6 +657,7 @@ mod tests {
             "s",
             &config(&[], &[]),
             listed(&["get_time", "get-time", ""]),
+            &[],
         );
         assert_eq!(names(&planned), ["mcp__s__get_time"]);
         assert_eq!(planned[0].remote, "get-time");

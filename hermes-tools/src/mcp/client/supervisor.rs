@@ -21,7 +21,8 @@ use rmcp::transport::DynamicTransportError;
 use tokio::sync::{oneshot, watch};
 
 use super::ServerState;
-use super::server::Server;
+use super::server::{Listing, Server};
+use super::utility::Utility;
 use crate::config::McpTransport;
 use crate::registry::ToolRegistry;
 use crate::sanitize;
@@ -217,13 +218,16 @@ async fn serve(
     }
 }
 
-async fn list_tools(
-    server: &Server,
-    peer: &rmcp::Peer<RoleClient>,
-) -> Result<Vec<rmcp::model::Tool>, String> {
+/// The server's tools and the utilities it calls for, within `connect_timeout_secs`.
+async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Listing, String> {
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
-    match tokio::time::timeout(limit, peer.list_all_tools()).await {
-        Ok(Ok(tools)) => Ok(tools),
+    let listing = async {
+        let tools = peer.list_all_tools().await?;
+        let utilities = Utility::offered(peer).await;
+        Ok::<_, rmcp::service::ServiceError>(Listing { tools, utilities })
+    };
+    match tokio::time::timeout(limit, listing).await {
+        Ok(Ok(listing)) => Ok(listing),
         Ok(Err(err)) => Err(format!("listing its tools failed: {err}")),
         Err(_) => Err(format!("listing its tools took over {} s", limit.as_secs())),
     }
@@ -291,7 +295,7 @@ fn redacted(text: String) -> String {
     sanitize::redact(&text).into_owned()
 }
 
-/// The client side of the session: identifies us and hears about tool list changes.
+/// The client side of the session: identifies us and hears about list changes.
 pub(crate) struct Handler {
     /// The server whose session this is (weak: the session never keeps its server alive).
     server: Weak<Server>,
@@ -309,9 +313,31 @@ impl ClientHandler for Handler {
         &self,
         _context: NotificationContext<RoleClient>,
     ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        // The refresh runs in the supervisor, never in this callback: listing tools here would
-        // wait on the very message loop that is delivering this notification. A notification
-        // arriving mid-refresh leaves a permit, so the newest list is always fetched.
+        self.refresh()
+    }
+
+    fn on_resource_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        // Resources appearing (or all going) add (or remove) the resource utilities.
+        self.refresh()
+    }
+
+    fn on_prompt_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.refresh()
+    }
+}
+
+impl Handler {
+    /// Asks the supervisor for a new listing. The refresh runs there, never in a notification
+    /// callback: listing here would wait on the very message loop that is delivering the
+    /// notification. A notification arriving mid-refresh leaves a permit, so the newest list
+    /// is always fetched.
+    fn refresh(&self) -> std::future::Ready<()> {
         if let Some(server) = self.server.upgrade() {
             server.refresh.notify_one();
         }
