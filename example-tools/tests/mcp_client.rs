@@ -7,8 +7,8 @@
 //! without it these tests fail and say so.
 
 mod common;
-#[path = "../../hermes-tools/tests/servers/remote.rs"]
-mod remote;
+#[path = "../../hermes-tools/tests/servers/third_party.rs"]
+mod third_party;
 
 use common::{cli_command, cli_with_config, stdout};
 
@@ -322,7 +322,7 @@ fn remote_config(dir: &Path, url: &str) -> PathBuf {
 #[test]
 fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
     let token = "cli-remote-token-93b1e0a7c4f2";
-    let server = remote::Remote::bearer(token);
+    let server = third_party::Remote::bearer(token);
     let dir = tempfile::tempdir().unwrap();
     let config = remote_config(dir.path(), &server.url());
     let config = config.to_str().unwrap();

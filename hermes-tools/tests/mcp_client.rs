@@ -5,6 +5,9 @@
 //! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
 #![cfg(feature = "mcp")]
 
+#[path = "servers/third_party.rs"]
+mod third_party;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,6 +18,7 @@ use hermes_tools::config::{Config, McpServerConfig, McpTransport};
 use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
 use hermes_tools::{DefinitionsRequest, Format, Selection, Tool, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
+use third_party::everything_entry;
 
 const INSTALL: &str = "run `bash .ci/test` (it installs .ci/requirements.txt and .ci/package.json and exports HERMES_PYTHON and HERMES_NODE_MODULES)";
 
@@ -38,16 +42,6 @@ fn venv_python() -> PathBuf {
         python.display()
     );
     python
-}
-
-/// The stdio entry point of `@modelcontextprotocol/server-everything`.
-fn everything_entry() -> PathBuf {
-    let modules = std::env::var_os("HERMES_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
-    let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
-    entry
 }
 
 /// Any python 3 will run the scripted server (the standard library is all it needs).

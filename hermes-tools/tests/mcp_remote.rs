@@ -13,10 +13,10 @@ use hermes_tools::{Selection, ToolContext, ToolRegistry};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
-#[path = "servers/remote.rs"]
-mod remote;
+#[path = "servers/third_party.rs"]
+mod third_party;
 
-use remote::{Remote, free_port};
+use third_party::{Remote, free_port};
 
 fn remote(url: &str, headers: &[(&str, &str)]) -> McpServerConfig {
     let mut server = McpServerConfig::http(url);

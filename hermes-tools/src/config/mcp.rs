@@ -87,6 +87,33 @@ pub struct McpServerConfig {
     /// serialises its work, or shares state between calls, says nothing about it. The
     /// operator, who knows the server, opts in.
     pub parallel_tool_calls: bool,
+    /// What the server may ask of the agent's model (`[mcp_servers.<name>.sampling]`), when
+    /// the agent provides a sampler.
+    pub sampling: SamplingConfig,
+}
+
+/// The bounds of one server's sampling requests (`sampling/createMessage`), which the agent
+/// answers through its [`Sampler`](crate::mcp::client::Sampler), if it provides one.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SamplingConfig {
+    /// Whether the server is offered sampling at all (default true, when there is a sampler).
+    pub enabled: bool,
+    /// The most tokens one request may have generated; a request asking more is capped
+    /// (default 4096).
+    pub max_tokens: u32,
+    /// The most requests in any minute; more are refused (default 10).
+    pub max_per_minute: u32,
+}
+
+impl Default for SamplingConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_tokens: 4096,
+            max_per_minute: 10,
+        }
+    }
 }
 
 /// Default time to start (or reach) and initialise a server, in seconds.
@@ -133,6 +160,7 @@ impl McpServerConfig {
             connect_timeout_secs: DEFAULT_MCP_CONNECT_TIMEOUT_SECS,
             call_timeout_secs: DEFAULT_MCP_CALL_TIMEOUT_SECS,
             parallel_tool_calls: false,
+            sampling: SamplingConfig::default(),
         }
     }
 }
@@ -159,6 +187,8 @@ struct RawServer {
     call_timeout_secs: u64,
     #[serde(default)]
     parallel_tool_calls: bool,
+    #[serde(default)]
+    sampling: SamplingConfig,
 }
 
 fn default_connect_timeout() -> u64 {
@@ -225,6 +255,7 @@ impl TryFrom<RawServer> for McpServerConfig {
             connect_timeout_secs: raw.connect_timeout_secs,
             call_timeout_secs: raw.call_timeout_secs,
             parallel_tool_calls: raw.parallel_tool_calls,
+            sampling: raw.sampling,
         })
     }
 }
@@ -290,6 +321,23 @@ mod tests {
         assert!(read("url = \"https://h\"").is_ok());
         let empty = read("command = \" \"").unwrap_err();
         assert!(empty.contains("`command` is empty"), "{empty}");
+    }
+
+    #[test]
+    fn sampling_has_bounds_by_default_and_takes_the_operators() {
+        assert_eq!(
+            read("command = \"x\"").unwrap().sampling,
+            SamplingConfig::default()
+        );
+        let bounded = read("command = \"x\"\n[sampling]\nmax_tokens = 100\nmax_per_minute = 2")
+            .unwrap()
+            .sampling;
+        assert_eq!(
+            (bounded.enabled, bounded.max_tokens, bounded.max_per_minute),
+            (true, 100, 2)
+        );
+        let err = read("command = \"x\"\n[sampling]\nmax_token = 100").unwrap_err();
+        assert!(err.contains("max_token"), "{err}");
     }
 
     #[test]

@@ -72,11 +72,18 @@ mod breaker;
 mod naming;
 pub(crate) mod normalise;
 mod remote;
+mod requests;
 mod server;
 mod stdio;
 mod supervisor;
 mod utility;
 
+/// The future a [`Sampler`] or an [`Elicitor`] returns (futures-util's, re-exported).
+pub use futures_util::future::BoxFuture;
+pub use requests::{
+    ElicitationReply, ElicitationRequest, Elicitor, Sampler, SamplingMessageText, SamplingReply,
+    SamplingRequest, SamplingRole,
+};
 use server::Server;
 pub use supervisor::Backoff;
 
@@ -92,8 +99,15 @@ pub struct McpOptions {
     pub breaker_threshold: u32,
     /// How long an open breaker refuses calls (default 60 s).
     pub breaker_cooldown: Duration,
-    /// The clock the breaker reads (a [`ManualClock`](crate::availability::ManualClock) in tests).
+    /// The clock the breaker and the sampling rate limit read (a
+    /// [`ManualClock`](crate::availability::ManualClock) in tests).
     pub clock: Arc<dyn Clock>,
+    /// Answers servers' sampling requests with the agent's model (none: sampling is not
+    /// offered). See [`Sampler`].
+    pub sampler: Option<Arc<dyn Sampler>>,
+    /// Asks the user what servers want to know (none: elicitation is not offered). See
+    /// [`Elicitor`].
+    pub elicitor: Option<Arc<dyn Elicitor>>,
 }
 
 impl Default for McpOptions {
@@ -103,6 +117,8 @@ impl Default for McpOptions {
             breaker_threshold: 3,
             breaker_cooldown: Duration::from_secs(60),
             clock: Arc::new(SystemClock),
+            sampler: None,
+            elicitor: None,
         }
     }
 }

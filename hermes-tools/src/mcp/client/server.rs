@@ -23,9 +23,11 @@ use tokio::task::JoinHandle;
 use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
+use super::requests::{Elicitor, RateWindow, Sampler};
 use super::utility::Utility;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
 use crate::answer::ToolAnswer;
+use crate::availability::Clock;
 use crate::config::{McpServerConfig, McpTransport};
 use crate::registry::ToolRegistry;
 use crate::tool::{Provenance, Tool};
@@ -47,6 +49,12 @@ pub(crate) struct Server {
     pub(crate) runtime: Handle,
     /// Woken by `notifications/tools/list_changed`.
     pub(crate) refresh: Notify,
+    /// What answers the server's sampling and elicitation requests (the agent's).
+    pub(crate) sampler: Option<Arc<dyn Sampler>>,
+    pub(crate) elicitor: Option<Arc<dyn Elicitor>>,
+    /// The clock of the sampling rate limit.
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) sampling_window: Mutex<RateWindow>,
     peer: RwLock<Option<Peer<RoleClient>>>,
     report: Mutex<Report>,
 }
@@ -108,6 +116,10 @@ impl Server {
             ),
             runtime,
             refresh: Notify::new(),
+            sampler: options.sampler.clone(),
+            elicitor: options.elicitor.clone(),
+            clock: Arc::clone(&options.clock),
+            sampling_window: Mutex::new(RateWindow::default()),
             peer: RwLock::new(None),
             report: Mutex::new(Report {
                 state,

@@ -13,7 +13,14 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use rmcp::ClientHandler;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use rmcp::ErrorData;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, SamplingCapability,
+};
+#[allow(deprecated, reason = "sampling: see `requests`")]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::RequestContext;
 use rmcp::service::{
     ClientInitializeError, MaybeSendFuture, NotificationContext, RoleClient, RunningService,
 };
@@ -303,10 +310,56 @@ pub(crate) struct Handler {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
+        // Offer what the agent provided a handler for, so a server never asks in vain.
+        let mut capabilities = ClientCapabilities::default();
+        if let Some(server) = self.server.upgrade() {
+            if server.offers_sampling() {
+                capabilities.sampling = Some(SamplingCapability::default());
+            }
+            if server.elicitor.is_some() {
+                capabilities.elicitation =
+                    Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+            }
+        }
         ClientConfig::new(
-            ClientCapabilities::default(),
+            capabilities,
             Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
         )
+    }
+
+    #[allow(deprecated, reason = "sampling: see `requests`")]
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<CreateMessageResult, ErrorData>> + MaybeSendFuture + '_ {
+        let server = self.server.upgrade();
+        async move {
+            match server {
+                Some(server) => server.sample(params).await,
+                None => Err(ErrorData::internal_error(
+                    "the MCP client has stopped",
+                    None,
+                )),
+            }
+        }
+    }
+
+    fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<ElicitResult, ErrorData>> + MaybeSendFuture + '_ {
+        let server = self.server.upgrade();
+        async move {
+            match server {
+                Some(server) => server.elicit(request).await,
+                None => Err(ErrorData::internal_error(
+                    "the MCP client has stopped",
+                    None,
+                )),
+            }
+        }
     }
 
     fn on_tool_list_changed(

@@ -1,6 +1,7 @@
-//! Remote MCP servers on loopback for the client tests (shared by `hermes-tools` and
-//! `example-tools` tests through `#[path]`): server-everything in its Streamable HTTP mode,
-//! and the Python SDK's server of `bearer_server.py`, each a child process killed when dropped.
+//! Third-party MCP servers for the client tests (shared by `hermes-tools` and `example-tools`
+//! tests through `#[path]`): server-everything's stdio entry point, and remote servers on
+//! loopback, server-everything in its Streamable HTTP mode and the Python SDK's server of
+//! `bearer_server.py`, each a child process killed when dropped.
 
 #![allow(dead_code, reason = "each test crate uses its part")]
 
@@ -42,14 +43,10 @@ impl Remote {
 
     /// server-everything in its Streamable HTTP mode.
     pub fn everything() -> Self {
-        let modules = std::env::var_os("HERMES_NODE_MODULES")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
-        let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
         let port = free_port();
         let mut command = Command::new("node");
         command
-            .arg(entry)
+            .arg(everything_entry())
             .arg("streamableHttp")
             .env("PORT", port.to_string());
         Self::start(command, port)
@@ -91,6 +88,16 @@ impl Drop for Remote {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The entry point of `@modelcontextprotocol/server-everything` (`node ENTRY stdio`).
+pub fn everything_entry() -> PathBuf {
+    let modules = std::env::var_os("HERMES_NODE_MODULES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
+    let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
+    entry
 }
 
 /// A port free a moment ago (the server binds it right after).

@@ -1,0 +1,221 @@
+//! Requests a server sends the client, answered through what the agent provides: sampling
+//! (`sampling/createMessage`) through a [`Sampler`], elicitation (`elicitation/create`) through
+//! an [`Elicitor`], with npm `@modelcontextprotocol/server-everything` asking (its
+//! `trigger-sampling-request` and `trigger-elicitation-request` tools, which it offers only to
+//! a client that offers the capability).
+#![cfg(feature = "mcp")]
+
+#[path = "servers/third_party.rs"]
+mod third_party;
+
+use std::sync::Arc;
+
+use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::mcp::client::{
+    BoxFuture, ElicitationReply, ElicitationRequest, Elicitor, McpClients, McpOptions, Sampler,
+    SamplingReply, SamplingRequest, SamplingRole,
+};
+use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use parking_lot::Mutex;
+use serde_json::{Map, Value, json};
+use third_party::everything_entry;
+
+/// Replies "sampled: <last message>" and keeps every request.
+#[derive(Debug, Default)]
+struct TestSampler {
+    seen: Mutex<Vec<SamplingRequest>>,
+}
+
+impl Sampler for TestSampler {
+    fn sample(
+        &self,
+        request: SamplingRequest,
+    ) -> BoxFuture<'static, Result<SamplingReply, String>> {
+        let last = request
+            .messages
+            .last()
+            .map(|m| m.text.clone())
+            .unwrap_or_default();
+        self.seen.lock().push(request);
+        Box::pin(async move {
+            Ok(
+                SamplingReply::new(format!("sampled: {last}"), "test-model-1")
+                    .with_stop_reason("endTurn"),
+            )
+        })
+    }
+}
+
+/// Answers with `reply` and keeps every request.
+#[derive(Debug)]
+struct TestElicitor {
+    reply: ElicitationReply,
+    seen: Mutex<Vec<ElicitationRequest>>,
+}
+
+impl Elicitor for TestElicitor {
+    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+        self.seen.lock().push(request);
+        let reply = self.reply.clone();
+        Box::pin(async move { reply })
+    }
+}
+
+fn everything(max_tokens: u32, max_per_minute: u32) -> Config {
+    let entry = everything_entry();
+    let mut server = McpServerConfig::stdio("node", [entry.to_str().unwrap(), "stdio"]);
+    server.sampling.max_tokens = max_tokens;
+    server.sampling.max_per_minute = max_per_minute;
+    Config {
+        mcp_servers: [("everything".to_owned(), server)].into(),
+        ..Config::default()
+    }
+}
+
+async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools::ToolAnswer {
+    registry
+        .call(name, &args.to_string(), &ToolContext::new())
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers_bounds() {
+    let sampler = Arc::new(TestSampler::default());
+    let options = McpOptions {
+        sampler: Some(sampler.clone()),
+        ..McpOptions::default()
+    };
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(
+        &registry,
+        &everything(100, 2),
+        &Selection::default(),
+        options,
+    )
+    .await;
+
+    let tool = "mcp__everything__trigger_sampling_request";
+    let answer = call(
+        &registry,
+        tool,
+        json!({"prompt": "hello", "maxTokens": 5000}),
+    )
+    .await;
+    assert!(!answer.is_error(), "{answer}");
+    let text = answer.as_str();
+    assert!(
+        text.contains("sampled: Resource trigger-sampling-request context: hello"),
+        "{text}"
+    );
+    assert!(text.contains("test-model-1"), "{text}");
+    {
+        let seen = sampler.seen.lock();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].server, "everything");
+        // 5000 asked, 100 allowed.
+        assert_eq!(seen[0].max_tokens, 100);
+        assert_eq!(seen[0].messages[0].role, SamplingRole::User);
+        assert_eq!(
+            seen[0].system_prompt.as_deref(),
+            Some("You are a helpful test server.")
+        );
+    }
+
+    // Two a minute: the third is refused, saying why, and never reaches the sampler.
+    let second = call(&registry, tool, json!({"prompt": "again"})).await;
+    assert!(!second.is_error(), "{second}");
+    let third = call(&registry, tool, json!({"prompt": "once more"})).await;
+    assert!(
+        third.as_str().contains("at most 2 times a minute"),
+        "{third}"
+    );
+    assert_eq!(sampler.seen.lock().len(), 2);
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does_not_ask() {
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(&registry, &everything(100, 10), &Selection::default()).await;
+    assert!(registry.get("mcp__everything__echo").is_some());
+    assert!(
+        registry
+            .get("mcp__everything__trigger_sampling_request")
+            .is_none()
+    );
+    assert!(
+        registry
+            .get("mcp__everything__trigger_elicitation_request")
+            .is_none()
+    );
+    clients.shutdown().await;
+
+    // An operator can turn sampling off for a server even when the agent has a sampler.
+    let mut config = everything(100, 10);
+    if let Some(server) = config.mcp_servers.get_mut("everything") {
+        server.sampling.enabled = false;
+    }
+    let options = McpOptions {
+        sampler: Some(Arc::new(TestSampler::default())),
+        ..McpOptions::default()
+    };
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
+    assert!(registry.get("mcp__everything__echo").is_some());
+    assert!(
+        registry
+            .get("mcp__everything__trigger_sampling_request")
+            .is_none()
+    );
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_elicitation_is_answered_by_the_agents_elicitor() {
+    let mut values = Map::new();
+    values.insert("name".into(), json!("Ada Lovelace"));
+    values.insert("check".into(), json!(true));
+    for (reply, expected) in [
+        (ElicitationReply::Accept(values), "- Name: Ada Lovelace"),
+        (ElicitationReply::Decline, "declined"),
+        (ElicitationReply::Cancel, "cancelled"),
+    ] {
+        let elicitor = Arc::new(TestElicitor {
+            reply,
+            seen: Mutex::new(Vec::new()),
+        });
+        let options = McpOptions {
+            elicitor: Some(elicitor.clone()),
+            ..McpOptions::default()
+        };
+        let registry = ToolRegistry::new();
+        let clients = McpClients::start_with(
+            &registry,
+            &everything(100, 10),
+            &Selection::default(),
+            options,
+        )
+        .await;
+        let answer = call(
+            &registry,
+            "mcp__everything__trigger_elicitation_request",
+            json!({}),
+        )
+        .await;
+        assert!(answer.as_str().contains(expected), "{answer}");
+        let seen = elicitor.seen.lock().clone();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(
+            seen[0].message,
+            "Please provide inputs for the following fields:"
+        );
+        assert_eq!(
+            seen[0].schema["required"],
+            json!(["name"]),
+            "{}",
+            seen[0].schema
+        );
+        assert_eq!(seen[0].schema["properties"]["name"]["type"], "string");
+        clients.shutdown().await;
+    }
+}
