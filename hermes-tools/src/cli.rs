@@ -44,6 +44,9 @@
 //! `--disable` leave on; `call` starts only the server of the tool it calls (none for a tool
 //! that is not a server's).
 
+#[cfg(feature = "mcp")]
+mod elicit;
+
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -530,7 +533,12 @@ fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::c
         },
         _ => crate::Selection::default(),
     };
-    match crate::mcp::client::McpSession::start(registry, &config, &selection) {
+    let mut options = crate::mcp::client::McpOptions::default();
+    // A server's question is asked on the terminal, when there is one to ask on.
+    if matches!(command, Command::Call { .. }) && io::IsTerminal::is_terminal(&io::stdin()) {
+        options.elicitor = Some(Arc::new(elicit::TerminalElicitor));
+    }
+    match crate::mcp::client::McpSession::start_with(registry, &config, &selection, options) {
         Ok(session) => Some(session),
         Err(err) => {
             eprintln!("warning: MCP servers not started: cannot start the async runtime: {err}");

@@ -467,12 +467,23 @@ impl McpSession {
         config: &Config,
         selection: &Selection,
     ) -> std::io::Result<Self> {
+        Self::start_with(registry, config, selection, McpOptions::default())
+    }
+
+    /// [`start`](Self::start) with `options` (a sampler, an elicitor, the backoff, ...).
+    pub fn start_with(
+        registry: &ToolRegistry,
+        config: &Config,
+        selection: &Selection,
+        options: McpOptions,
+    ) -> std::io::Result<Self> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .thread_name("hermes-mcp")
             .enable_all()
             .build()?;
-        let start = || runtime.block_on(McpClients::start(registry, config, selection));
+        let start =
+            || runtime.block_on(McpClients::start_with(registry, config, selection, options));
         // `block_on` panics on a runtime's thread; a helper thread has none.
         let clients = if Handle::try_current().is_ok() {
             std::thread::scope(|scope| {

@@ -83,6 +83,26 @@ pub struct SamplingRequest {
     pub stop_sequences: Vec<String>,
 }
 
+impl SamplingRequest {
+    /// Server `server` asks for a continuation of `messages`, at most `max_tokens` long, with
+    /// nothing else said (a sampler's tests build requests this way).
+    pub fn new(
+        server: impl Into<String>,
+        messages: Vec<SamplingMessageText>,
+        max_tokens: u32,
+    ) -> Self {
+        Self {
+            server: server.into(),
+            system_prompt: None,
+            messages,
+            max_tokens,
+            temperature: None,
+            model_hints: Vec::new(),
+            stop_sequences: Vec::new(),
+        }
+    }
+}
+
 /// What the agent's model answered.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -132,6 +152,17 @@ pub struct ElicitationRequest {
     /// The answer's form: a JSON Schema object of flat properties (strings, numbers,
     /// booleans, enums), as the MCP specification restricts it.
     pub schema: Value,
+}
+
+impl ElicitationRequest {
+    /// Server `server` asks `message`, the answer's form being `schema`.
+    pub fn new(server: impl Into<String>, message: impl Into<String>, schema: Value) -> Self {
+        Self {
+            server: server.into(),
+            message: message.into(),
+            schema,
+        }
+    }
 }
 
 /// The user's answer to an [`ElicitationRequest`].
