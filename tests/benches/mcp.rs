@@ -1,14 +1,26 @@
 //! MCP `tools/call` round trips, ours beside `rmcp`'s own server in the same run.
 //!
-//! Group `mcp_tools_call`: one rmcp client calls the same two-argument tool (`add`, sync and
-//! async) on three servers, each over an in-memory `tokio::io::duplex` pipe carrying
-//! newline-delimited JSON-RPC, exactly what stdio carries:
+//! In the first two groups one `rmcp` client calls the same two-argument tool (`add`, sync and
+//! async), declared both ways in [`hermes_tools_tests::add_tools`]; every server answers `"42"`
+//! before it is timed.
+//!
+//! Group `mcp_tools_call`: three servers, each over an in-memory `tokio::io::duplex` pipe
+//! carrying newline-delimited JSON-RPC, exactly what stdio carries:
 //!
 //! - `rmcp_tool_router`: `rmcp`'s `#[tool_router]` server, served with `rmcp`'s own line
 //!   transport (the peer to match);
 //! - `ours_serve`: our [`ToolServer`] as an rmcp handler on the same `rmcp` transport;
 //! - `ours_serve_connection`: [`ToolServer::serve_connection`], our own line transport (what
 //!   `serve_stdio` runs), the path an MCP host that spawns `serve` takes.
+//!
+//! Group `mcp_stdio`: the same calls to child processes over real stdio pipes, spawned with
+//! `rmcp`'s `TokioChildProcess`:
+//!
+//! - `ours_stdio`: `add-server serve`, our CLI's `serve` (`ToolServer::serve_stdio`);
+//! - `rmcp_stdio`: `rmcp-add-server`, the `#[tool_router]` server on `rmcp::transport::stdio()`
+//!   (tokio's blocking stdin/stdout, the way `rmcp` documents a stdio server);
+//! - `rmcp_stdio_pipes`: `rmcp-add-server pipes`, the same on `rmcp::transport::stdio_pipes()`
+//!   (the non-blocking pipe transport `serve_stdio` reads and writes through too).
 //!
 //! Group `mcp_call_paths`: one call in process through the pipeline, and through our MCP
 //! client to a `serve` child process over real stdio (the conformance fixture
@@ -23,76 +35,19 @@ use criterion::{
 use hermes_tools::config::{Config, McpServerConfig};
 use hermes_tools::mcp::client::McpClients;
 use hermes_tools::mcp::server::ToolServer;
-use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry, tool};
-use rmcp::handler::server::wrapper::Parameters;
+use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry};
+use hermes_tools_tests::add_tools::{RmcpServer, registry};
 use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt, tool_router};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
+use tokio::process::Command;
 use tokio::runtime::Runtime;
-
-/// Add two integers.
-#[tool(toolset = "bench", unlisted)]
-fn add(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
-
-/// Add two integers, asynchronously.
-#[tool(toolset = "bench", unlisted)]
-async fn add_async(
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-) -> i64 {
-    a + b
-}
-
-/// `rmcp`'s arguments for the same tool.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct AddArgs {
-    /// The first addend.
-    a: i64,
-    /// The second addend.
-    b: i64,
-}
-
-/// The same two tools as an `rmcp` `#[tool_router]` server.
-#[derive(Clone)]
-struct RmcpServer;
-
-#[tool_router(server_handler)]
-impl RmcpServer {
-    #[rmcp::tool(name = "add", description = "Add two integers.")]
-    fn add(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
-        (a + b).to_string()
-    }
-
-    #[rmcp::tool(name = "add_async", description = "Add two integers, asynchronously.")]
-    async fn add_async(&self, Parameters(AddArgs { a, b }): Parameters<AddArgs>) -> String {
-        (a + b).to_string()
-    }
-}
 
 #[derive(Clone)]
 struct Client;
 
 impl ClientHandler for Client {}
-
-/// A registry with exactly the two bench tools.
-fn registry() -> ToolRegistry {
-    let registry = ToolRegistry::new();
-    for decl in [&ADD_TOOL, &ADD_ASYNC_TOOL] {
-        registry
-            .register(Tool::from_decl(decl))
-            .expect("a fresh registry takes the bench tools");
-    }
-    registry
-}
 
 /// The arguments every call sends: `{"a": 40, "b": 2}`.
 fn arguments() -> JsonObject {
@@ -171,6 +126,50 @@ fn tools_call(c: &mut Criterion) {
     group.finish();
 }
 
+/// A client session with a server child process over its stdin and stdout.
+fn spawn(runtime: &Runtime, server: &str) -> Session {
+    runtime.block_on(async {
+        let command = match server {
+            "ours_stdio" => {
+                let mut command = Command::new(env!("CARGO_BIN_EXE_add-server"));
+                command.arg("serve");
+                command
+            }
+            "rmcp_stdio" => Command::new(env!("CARGO_BIN_EXE_rmcp-add-server")),
+            _ => {
+                let mut command = Command::new(env!("CARGO_BIN_EXE_rmcp-add-server"));
+                command.arg("pipes");
+                command
+            }
+        };
+        let child = TokioChildProcess::new(command).expect("the server starts");
+        Client.serve(child).await.expect("the client initialises")
+    })
+}
+
+fn stdio(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut group = c.benchmark_group("mcp_stdio");
+    for server in ["ours_stdio", "rmcp_stdio", "rmcp_stdio_pipes"] {
+        let session = spawn(&runtime, server);
+        for tool in ["add", "add_async"] {
+            // Every server gives the same answer before it is timed.
+            assert_eq!(call(&runtime, &session, tool), "42", "{server} {tool}");
+            let kind = if tool == "add" { "sync" } else { "async" };
+            group.bench_function(format!("{server}/{kind}"), |b| {
+                b.iter(|| black_box(call(&runtime, &session, tool)))
+            });
+        }
+        // Closing stdin ends the child; dropping the transport kills it if it lingers.
+        runtime.block_on(async { drop(session.cancel().await) });
+    }
+    group.finish();
+}
+
 fn simple_text_fixture() -> ToolRegistry {
     const TEXT: &str = "This is a simple text response for testing.";
     let registry = ToolRegistry::new();
@@ -230,5 +229,5 @@ fn call_paths(c: &mut Criterion) {
     runtime.block_on(clients.shutdown());
 }
 
-criterion_group!(benches, tools_call, call_paths);
+criterion_group!(benches, tools_call, stdio, call_paths);
 criterion_main!(benches);

@@ -1,6 +1,9 @@
 //! Cross-crate tests of hermes-tools: trybuild UI cases (`tests/ui.rs`), the linking rule
-//! (`tests/linking_*.rs`) and end-to-end checks. The library itself is empty on purpose: a test
-//! binary must decide for itself whether it links `example_tools`.
+//! (`tests/linking_*.rs`) and end-to-end checks. The library links no tool on purpose: a test
+//! binary must decide for itself whether it links `example_tools`. It holds [`EXAMPLE_TOOLS`]
+//! and the MCP benches' tools ([`add_tools`]), which are `unlisted`: no global registry sees them.
+
+pub mod add_tools;
 
 /// The tools `example_tools` declares with `#[tool]`, by name.
 pub const EXAMPLE_TOOLS: [&str; 7] = [
