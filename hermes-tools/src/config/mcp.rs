@@ -90,7 +90,20 @@ pub struct McpServerConfig {
     /// What the server may ask of the agent's model (`[mcp_servers.<name>.sampling]`), when
     /// the agent provides a sampler.
     pub sampling: SamplingConfig,
+    /// The MCP protocol version the client offers when it connects (one of
+    /// [`MCP_PROTOCOL_VERSIONS`]); none: the newest. A server that supports an older one
+    /// answers with it and the client follows; this is for one that refuses instead.
+    pub protocol_version: Option<String>,
 }
+
+/// The MCP protocol versions the client speaks, oldest first.
+pub const MCP_PROTOCOL_VERSIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
 
 /// The bounds of one server's sampling requests (`sampling/createMessage`), which the agent
 /// answers through its [`Sampler`](crate::mcp::client::Sampler), if it provides one.
@@ -161,6 +174,7 @@ impl McpServerConfig {
             call_timeout_secs: DEFAULT_MCP_CALL_TIMEOUT_SECS,
             parallel_tool_calls: false,
             sampling: SamplingConfig::default(),
+            protocol_version: None,
         }
     }
 }
@@ -189,6 +203,7 @@ struct RawServer {
     parallel_tool_calls: bool,
     #[serde(default)]
     sampling: SamplingConfig,
+    protocol_version: Option<String>,
 }
 
 fn default_connect_timeout() -> u64 {
@@ -203,6 +218,14 @@ impl TryFrom<RawServer> for McpServerConfig {
     type Error = String;
 
     fn try_from(raw: RawServer) -> Result<Self, String> {
+        if let Some(version) = &raw.protocol_version
+            && !MCP_PROTOCOL_VERSIONS.contains(&version.as_str())
+        {
+            return Err(format!(
+                "`protocol_version` {version:?} is not one this client speaks: give one of {}",
+                MCP_PROTOCOL_VERSIONS.join(", ")
+            ));
+        }
         let transport = match (raw.command, raw.url) {
             (Some(_), Some(_)) => {
                 return Err(
@@ -256,6 +279,7 @@ impl TryFrom<RawServer> for McpServerConfig {
             call_timeout_secs: raw.call_timeout_secs,
             parallel_tool_calls: raw.parallel_tool_calls,
             sampling: raw.sampling,
+            protocol_version: raw.protocol_version,
         })
     }
 }
@@ -338,6 +362,14 @@ mod tests {
         );
         let err = read("command = \"x\"\n[sampling]\nmax_token = 100").unwrap_err();
         assert!(err.contains("max_token"), "{err}");
+    }
+
+    #[test]
+    fn a_protocol_version_must_be_one_the_client_speaks() {
+        let pinned = read("command = \"x\"\nprotocol_version = \"2025-11-25\"").unwrap();
+        assert_eq!(pinned.protocol_version.as_deref(), Some("2025-11-25"));
+        let err = read("command = \"x\"\nprotocol_version = \"2025-13-01\"").unwrap_err();
+        assert!(err.contains("give one of 2024-11-05"), "{err}");
     }
 
     #[test]

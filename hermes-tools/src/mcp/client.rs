@@ -74,6 +74,7 @@ pub(crate) mod normalise;
 mod remote;
 mod requests;
 mod server;
+mod session;
 mod stdio;
 mod supervisor;
 mod utility;

@@ -59,8 +59,7 @@ impl Remote {
 
     /// The Python SDK's server on `port`, accepting only `token`.
     pub fn bearer_on(token: &str, port: u16) -> Self {
-        let python = std::env::var_os("HERMES_PYTHON")
-            .unwrap_or_else(|| panic!("HERMES_PYTHON is not set: {INSTALL}"));
+        let python = installed_python();
         // Both crates that use this file sit beside `hermes-tools` in the workspace.
         let script = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../hermes-tools/tests/servers/bearer_server.py");
@@ -98,6 +97,11 @@ pub fn everything_entry() -> PathBuf {
     let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
     assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
     entry
+}
+
+/// `HERMES_PYTHON`, the virtualenv python with the Python packages of `.ci/requirements.txt`.
+pub fn installed_python() -> String {
+    std::env::var("HERMES_PYTHON").unwrap_or_else(|_| panic!("HERMES_PYTHON is not set: {INSTALL}"))
 }
 
 /// A port free a moment ago (the server binds it right after).

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::supervisor::{Handler, Running};
+use super::session::{Handler, Running};
 
 /// Connects to `url` and initialises the MCP session within `limit`.
 #[cfg(feature = "mcp-remote")]
@@ -37,7 +37,7 @@ pub(super) async fn connect(
     install_crypto_provider();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::from_config(config);
-    super::supervisor::initialised(limit, handler.serve(transport))
+    super::session::initialised(limit, handler.serve(transport))
         .await
         .map_err(|failure| format!("{failure} (at {})", endpoint(url)))
 }
@@ -55,30 +55,6 @@ pub(super) async fn connect(
          with the `mcp-remote` feature",
         endpoint(url)
     ))
-}
-
-/// What the operator should do about a failure of the HTTP transport, when we know.
-#[cfg(feature = "mcp-remote")]
-pub(super) fn hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    use rmcp::transport::streamable_http_client::StreamableHttpError;
-
-    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
-        // Worded so that redaction leaves it whole: no `name: value` or `Bearer x` in it.
-        StreamableHttpError::AuthRequired(_) => Some(
-            "the server requires authorisation: add an Authorization header to the server's \
-             `headers`, a bearer token read from an environment variable (see the README)",
-        ),
-        StreamableHttpError::InsufficientScope(_) => {
-            Some("the server refused the token's scope: give a token with more rights")
-        }
-        _ => None,
-    }
-}
-
-/// Without the HTTP transport there is nothing to say.
-#[cfg(not(feature = "mcp-remote"))]
-pub(super) fn hint(_error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
-    None
 }
 
 /// reqwest is built without a TLS provider of its own (the tree already holds rustls with

@@ -33,6 +33,7 @@
 
 use std::collections::VecDeque;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
@@ -43,7 +44,10 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use super::server::Server;
+use parking_lot::Mutex;
+
+use crate::availability::Clock;
+use crate::config::SamplingConfig;
 
 /// Who said a message of a [`SamplingRequest`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -206,10 +210,45 @@ impl RateWindow {
     }
 }
 
-impl Server {
+/// What answers one server's requests: the agent's sampler and elicitor, within the
+/// server's sampling bounds.
+#[derive(Debug)]
+pub(crate) struct Answerers {
+    server: String,
+    sampler: Option<Arc<dyn Sampler>>,
+    elicitor: Option<Arc<dyn Elicitor>>,
+    sampling: SamplingConfig,
+    clock: Arc<dyn Clock>,
+    window: Mutex<RateWindow>,
+}
+
+impl Answerers {
+    /// The answerers of server `server`.
+    pub(crate) fn new(
+        server: &str,
+        sampler: Option<Arc<dyn Sampler>>,
+        elicitor: Option<Arc<dyn Elicitor>>,
+        sampling: SamplingConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self {
+            server: server.to_owned(),
+            sampler,
+            elicitor,
+            sampling,
+            clock,
+            window: Mutex::new(RateWindow::default()),
+        }
+    }
+
     /// Whether this client offers the server sampling.
     pub(crate) fn offers_sampling(&self) -> bool {
-        self.sampler.is_some() && self.config.sampling.enabled
+        self.sampler.is_some() && self.sampling.enabled
+    }
+
+    /// Whether this client offers the server elicitation.
+    pub(crate) fn offers_elicitation(&self) -> bool {
+        self.elicitor.is_some()
     }
 
     /// Answers `sampling/createMessage` through the agent's sampler, within the server's limits.
@@ -217,12 +256,8 @@ impl Server {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
-        let name = &self.name;
-        let Some(sampler) = self
-            .sampler
-            .as_ref()
-            .filter(|_| self.config.sampling.enabled)
-        else {
+        let name = &self.server;
+        let Some(sampler) = self.sampler.as_ref().filter(|_| self.sampling.enabled) else {
             return Err(McpError::invalid_request(
                 format!(
                     "this client does not offer sampling to server {name:?}: the agent provides \
@@ -231,8 +266,8 @@ impl Server {
                 None,
             ));
         };
-        let limit = self.config.sampling.max_per_minute;
-        if !self.sampling_window.lock().admit(self.clock.now(), limit) {
+        let limit = self.sampling.max_per_minute;
+        if !self.window.lock().admit(self.clock.now(), limit) {
             tracing::warn!(server = %name, limit, "MCP sampling request refused: over the rate limit");
             return Err(McpError::invalid_request(
                 format!(
@@ -246,7 +281,7 @@ impl Server {
             server: name.clone(),
             system_prompt: params.system_prompt,
             messages: params.messages.into_iter().map(message_text).collect(),
-            max_tokens: params.max_tokens.min(self.config.sampling.max_tokens),
+            max_tokens: params.max_tokens.min(self.sampling.max_tokens),
             temperature: params.temperature,
             model_hints: params
                 .model_preferences
@@ -277,7 +312,7 @@ impl Server {
                 format!(
                     "this client does not offer elicitation to server {:?}: the agent provides \
                      no elicitor",
-                    self.name
+                    self.server
                 ),
                 None,
             ));
@@ -290,13 +325,15 @@ impl Server {
         else {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         };
+        let request_schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
         let request = ElicitationRequest {
-            server: self.name.clone(),
+            server: self.server.clone(),
             message,
-            schema: serde_json::to_value(&requested_schema).unwrap_or(Value::Null),
+            schema: request_schema.clone(),
         };
         Ok(match elicitor.elicit(request).await {
-            ElicitationReply::Accept(content) => {
+            ElicitationReply::Accept(mut content) => {
+                with_defaults(&mut content, &request_schema);
                 let mut result = ElicitResult::new(ElicitationAction::Accept);
                 result.content = Some(Value::Object(content));
                 result
@@ -304,6 +341,21 @@ impl Server {
             ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
             ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
         })
+    }
+}
+
+/// Gives each property the answer leaves out its schema's default, as SEP-1034 asks of a
+/// client (a user who skips a field with a default means the default).
+fn with_defaults(content: &mut Map<String, Value>, schema: &Value) {
+    let Some(properties) = schema["properties"].as_object() else {
+        return;
+    };
+    for (name, property) in properties {
+        if let Some(default) = property.get("default")
+            && !content.contains_key(name)
+        {
+            content.insert(name.clone(), default.clone());
+        }
     }
 }
 
@@ -337,6 +389,22 @@ fn message_text(message: SamplingMessage) -> SamplingMessageText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_fill_only_what_the_answer_leaves_out() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "name": {"type": "string", "default": "Ada"},
+            "age": {"type": "integer", "default": 36},
+            "city": {"type": "string"}
+        }});
+        let mut content = Map::new();
+        content.insert("name".into(), "Grace".into());
+        with_defaults(&mut content, &schema);
+        assert_eq!(
+            Value::Object(content),
+            serde_json::json!({"name": "Grace", "age": 36})
+        );
+    }
 
     #[test]
     fn the_window_admits_up_to_the_limit_in_any_minute() {

@@ -23,11 +23,10 @@ use tokio::task::JoinHandle;
 use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
-use super::requests::{Elicitor, RateWindow, Sampler};
+use super::requests::Answerers;
 use super::utility::Utility;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
 use crate::answer::ToolAnswer;
-use crate::availability::Clock;
 use crate::config::{McpServerConfig, McpTransport};
 use crate::registry::ToolRegistry;
 use crate::tool::{Provenance, Tool};
@@ -47,14 +46,10 @@ pub(crate) struct Server {
     pub(crate) breaker: CircuitBreaker,
     /// The runtime the connection lives on; calls run there whatever runtime the caller is on.
     pub(crate) runtime: Handle,
-    /// Woken by `notifications/tools/list_changed`.
-    pub(crate) refresh: Notify,
+    /// Woken by a `list_changed` notification (tools, resources or prompts).
+    pub(crate) refresh: Arc<Notify>,
     /// What answers the server's sampling and elicitation requests (the agent's).
-    pub(crate) sampler: Option<Arc<dyn Sampler>>,
-    pub(crate) elicitor: Option<Arc<dyn Elicitor>>,
-    /// The clock of the sampling rate limit.
-    pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) sampling_window: Mutex<RateWindow>,
+    pub(crate) answerers: Arc<Answerers>,
     peer: RwLock<Option<Peer<RoleClient>>>,
     report: Mutex<Report>,
 }
@@ -115,11 +110,14 @@ impl Server {
                 Arc::clone(&options.clock),
             ),
             runtime,
-            refresh: Notify::new(),
-            sampler: options.sampler.clone(),
-            elicitor: options.elicitor.clone(),
-            clock: Arc::clone(&options.clock),
-            sampling_window: Mutex::new(RateWindow::default()),
+            refresh: Arc::new(Notify::new()),
+            answerers: Arc::new(Answerers::new(
+                name,
+                options.sampler.clone(),
+                options.elicitor.clone(),
+                config.sampling.clone(),
+                Arc::clone(&options.clock),
+            )),
             peer: RwLock::new(None),
             report: Mutex::new(Report {
                 state,
@@ -322,9 +320,7 @@ impl Server {
             Ok(Ok(Err(err))) if is_transport_failure(&err) => {
                 self.breaker.record_failure();
                 let failure = match &err {
-                    ServiceError::TransportSend(error) => {
-                        super::supervisor::transport_failure(error)
-                    }
+                    ServiceError::TransportSend(error) => super::session::transport_failure(error),
                     other => other.to_string(),
                 };
                 tracing::warn!(server = %name, tool = remote, error = %crate::redact(&failure), "MCP call failed");

@@ -19,8 +19,7 @@ use rmcp::transport::TokioChildProcess;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{ChildStderr, Command};
 
-use super::server::Server;
-use super::supervisor::{Handler, Running, initialised};
+use super::session::{Handler, Running, initialised};
 
 /// Variables a server inherits from the agent's environment.
 const INHERITED_ENV: &[&str] = &[
@@ -33,7 +32,8 @@ const STDERR_LINE_CHARS: usize = 400;
 
 /// Starts the process and initialises the MCP session within `limit`.
 pub(super) async fn connect(
-    server: &Arc<Server>,
+    name: &str,
+    endpoint: &str,
     handler: Handler,
     limit: Duration,
     program: &str,
@@ -51,8 +51,8 @@ pub(super) async fn connect(
     let (transport, stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|err| format!("cannot start `{}`: {err}", server.endpoint))?;
-    let stderr = StderrTail::follow(stderr, &server.name);
+        .map_err(|err| format!("cannot start `{endpoint}`: {err}"))?;
+    let stderr = StderrTail::follow(stderr, name);
     let failure = match initialised(limit, handler.serve(transport)).await {
         Ok(running) => return Ok(running),
         Err(failure) => failure,

@@ -8,31 +8,21 @@
 //! and then was lost is reached again, forever, at the backoff's pace (no jitter: each client
 //! has its own connection, so there is no crowd of clients to spread out).
 
-use std::future::Future;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ClientHandler;
-use rmcp::ErrorData;
-use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
-    FormElicitationCapability, Implementation, SamplingCapability,
-};
-#[allow(deprecated, reason = "sampling: see `requests`")]
-use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
-use rmcp::service::RequestContext;
-use rmcp::service::{
-    ClientInitializeError, MaybeSendFuture, NotificationContext, RoleClient, RunningService,
-};
-use rmcp::transport::DynamicTransportError;
 use tokio::sync::{oneshot, watch};
 
 use super::ServerState;
 use super::server::{Listing, Server};
+use rmcp::service::RoleClient;
+
+use super::session::{Handler, Running};
 use super::utility::Utility;
 use crate::config::McpTransport;
 use crate::registry::ToolRegistry;
 use crate::sanitize;
+
 /// How long a stopping connection may take to close before it is dropped (and killed).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -157,9 +147,6 @@ async fn stopped(stop: &mut watch::Receiver<bool>) {
     let _ = stop.wait_for(|stop| *stop).await;
 }
 
-/// An initialised session with a server.
-pub(super) type Running = RunningService<RoleClient, Handler>;
-
 /// Serves one established connection until it closes or `stop`.
 async fn serve(
     server: &Arc<Server>,
@@ -243,13 +230,16 @@ async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Li
 /// Reaches the server over its transport and initialises the MCP session, within
 /// `connect_timeout_secs`.
 async fn connect(server: &Arc<Server>) -> Result<Running, String> {
-    let handler = Handler {
-        server: Arc::downgrade(server),
-    };
+    let handler = Handler::new(
+        &server.refresh,
+        &server.answerers,
+        server.config.protocol_version.as_deref(),
+    );
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
     match &server.config.transport {
         McpTransport::Stdio { command, args, env } => {
-            super::stdio::connect(server, handler, limit, command, args, env).await
+            let name = &server.name;
+            super::stdio::connect(name, &server.endpoint, handler, limit, command, args, env).await
         }
         McpTransport::Http { url, headers } => {
             super::remote::connect(handler, limit, url, headers).await
@@ -257,145 +247,8 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
     }
 }
 
-/// `initialise` (a handler's `serve` on a transport) within `limit`, or why not.
-pub(super) async fn initialised<F>(limit: Duration, initialise: F) -> Result<Running, String>
-where
-    F: Future<Output = Result<Running, ClientInitializeError>>,
-{
-    match tokio::time::timeout(limit, initialise).await {
-        Ok(Ok(running)) => Ok(running),
-        Ok(Err(err)) => Err(format!("initialisation failed: {}", describe(&err))),
-        Err(_) => Err(format!(
-            "it did not finish initialising within {} s",
-            limit.as_secs()
-        )),
-    }
-}
-
-/// What went wrong, for a person.
-fn describe(err: &ClientInitializeError) -> String {
-    match err {
-        ClientInitializeError::TransportError { error, context } => {
-            format!("{context}: {}", transport_failure(error))
-        }
-        other => other.to_string(),
-    }
-}
-
-/// A transport's failure as its chain of causes (without the transport's type name, which
-/// rmcp puts first), with what to do when the server wants a token.
-pub(super) fn transport_failure(error: &DynamicTransportError) -> String {
-    let mut text = error.error.to_string();
-    let mut source = error.error.source();
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    match super::remote::hint(error.error.as_ref()) {
-        Some(hint) => format!("{text} ({hint})"),
-        None => text,
-    }
-}
-
 fn redacted(text: String) -> String {
     sanitize::redact(&text).into_owned()
-}
-
-/// The client side of the session: identifies us and hears about list changes.
-pub(crate) struct Handler {
-    /// The server whose session this is (weak: the session never keeps its server alive).
-    server: Weak<Server>,
-}
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        // Offer what the agent provided a handler for, so a server never asks in vain.
-        let mut capabilities = ClientCapabilities::default();
-        if let Some(server) = self.server.upgrade() {
-            if server.offers_sampling() {
-                capabilities.sampling = Some(SamplingCapability::default());
-            }
-            if server.elicitor.is_some() {
-                capabilities.elicitation =
-                    Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
-            }
-        }
-        ClientConfig::new(
-            capabilities,
-            Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    #[allow(deprecated, reason = "sampling: see `requests`")]
-    fn create_message(
-        &self,
-        params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> impl Future<Output = Result<CreateMessageResult, ErrorData>> + MaybeSendFuture + '_ {
-        let server = self.server.upgrade();
-        async move {
-            match server {
-                Some(server) => server.sample(params).await,
-                None => Err(ErrorData::internal_error(
-                    "the MCP client has stopped",
-                    None,
-                )),
-            }
-        }
-    }
-
-    fn create_elicitation(
-        &self,
-        request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
-    ) -> impl Future<Output = Result<ElicitResult, ErrorData>> + MaybeSendFuture + '_ {
-        let server = self.server.upgrade();
-        async move {
-            match server {
-                Some(server) => server.elicit(request).await,
-                None => Err(ErrorData::internal_error(
-                    "the MCP client has stopped",
-                    None,
-                )),
-            }
-        }
-    }
-
-    fn on_tool_list_changed(
-        &self,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.refresh()
-    }
-
-    fn on_resource_list_changed(
-        &self,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        // Resources appearing (or all going) add (or remove) the resource utilities.
-        self.refresh()
-    }
-
-    fn on_prompt_list_changed(
-        &self,
-        _context: NotificationContext<RoleClient>,
-    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
-        self.refresh()
-    }
-}
-
-impl Handler {
-    /// Asks the supervisor for a new listing. The refresh runs there, never in a notification
-    /// callback: listing here would wait on the very message loop that is delivering the
-    /// notification. A notification arriving mid-refresh leaves a permit, so the newest list
-    /// is always fetched.
-    fn refresh(&self) -> std::future::Ready<()> {
-        if let Some(server) = self.server.upgrade() {
-            server.refresh.notify_one();
-        }
-        std::future::ready(())
-    }
 }
 
 #[cfg(test)]

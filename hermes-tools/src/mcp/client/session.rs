@@ -1,0 +1,202 @@
+//! One MCP session from the client's side: what the client says of itself (name, protocol
+//! version, the capabilities the agent can answer), the notifications and requests it hears
+//! (list changes, sampling, elicitation), and how the transports' failures read.
+
+use std::future::Future;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use rmcp::ClientHandler;
+use rmcp::ErrorData;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, ProtocolVersion, SamplingCapability,
+};
+#[allow(deprecated, reason = "sampling: see `requests`")]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
+use rmcp::service::{
+    ClientInitializeError, MaybeSendFuture, NotificationContext, RequestContext, RoleClient,
+    RunningService,
+};
+use rmcp::transport::DynamicTransportError;
+use tokio::sync::Notify;
+
+use super::requests::Answerers;
+
+/// An initialised session with a server.
+pub(super) type Running = RunningService<RoleClient, Handler>;
+
+/// `initialise` (a handler's `serve` on a transport) within `limit`, or why not.
+pub(super) async fn initialised<F>(limit: Duration, initialise: F) -> Result<Running, String>
+where
+    F: Future<Output = Result<Running, ClientInitializeError>>,
+{
+    match tokio::time::timeout(limit, initialise).await {
+        Ok(Ok(running)) => Ok(running),
+        Ok(Err(err)) => Err(format!("initialisation failed: {}", describe(&err))),
+        Err(_) => Err(format!(
+            "it did not finish initialising within {} s",
+            limit.as_secs()
+        )),
+    }
+}
+
+/// What went wrong, for a person.
+fn describe(err: &ClientInitializeError) -> String {
+    match err {
+        ClientInitializeError::TransportError { error, context } => {
+            format!("{context}: {}", transport_failure(error))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A transport's failure as its chain of causes (without the transport's type name, which
+/// rmcp puts first), with what to do when the server wants a token.
+pub(super) fn transport_failure(error: &DynamicTransportError) -> String {
+    let mut text = error.error.to_string();
+    let mut source = error.error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    match hint(error.error.as_ref()) {
+        Some(hint) => format!("{text} ({hint})"),
+        None => text,
+    }
+}
+
+/// What the operator should do about a failure of the HTTP transport, when we know.
+#[cfg(feature = "mcp-remote")]
+pub(super) fn hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+
+    match error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
+        // Worded so that redaction leaves it whole: no `name: value` or `Bearer x` in it.
+        StreamableHttpError::AuthRequired(_) => Some(
+            "the server requires authorisation: add an Authorization header to the server's \
+             `headers`, a bearer token read from an environment variable (see the README)",
+        ),
+        StreamableHttpError::InsufficientScope(_) => {
+            Some("the server refused the token's scope: give a token with more rights")
+        }
+        _ => None,
+    }
+}
+
+/// Without the HTTP transport there is nothing to say.
+#[cfg(not(feature = "mcp-remote"))]
+pub(super) fn hint(_error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
+    None
+}
+
+/// The client side of the session: identifies us, offers what the agent can answer, hears
+/// about list changes and answers the server's requests.
+pub(crate) struct Handler {
+    /// Woken on a list change (weak: the session never keeps its server alive).
+    refresh: Weak<Notify>,
+    /// What answers the server's sampling and elicitation requests.
+    answerers: Arc<Answerers>,
+    /// The protocol version offered.
+    version: ProtocolVersion,
+}
+
+impl Handler {
+    /// A handler that wakes `refresh` on list changes, answers requests through
+    /// `answerers`, and offers protocol `version` (none: the newest).
+    pub(super) fn new(
+        refresh: &Arc<Notify>,
+        answerers: &Arc<Answerers>,
+        version: Option<&str>,
+    ) -> Self {
+        Self {
+            refresh: Arc::downgrade(refresh),
+            answerers: Arc::clone(answerers),
+            version: version.map_or(ProtocolVersion::LATEST, protocol_version),
+        }
+    }
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        // Offer what the agent provided a handler for, so a server never asks in vain.
+        let mut capabilities = ClientCapabilities::default();
+        if self.answerers.offers_sampling() {
+            capabilities.sampling = Some(SamplingCapability::default());
+        }
+        if self.answerers.offers_elicitation() {
+            capabilities.elicitation =
+                Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+        }
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(self.version.clone())
+    }
+
+    #[allow(deprecated, reason = "sampling: see `requests`")]
+    fn create_message(
+        &self,
+        params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<CreateMessageResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.answerers.sample(params)
+    }
+
+    fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> impl Future<Output = Result<ElicitResult, ErrorData>> + MaybeSendFuture + '_ {
+        self.answerers.elicit(request)
+    }
+
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.refresh()
+    }
+
+    fn on_resource_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        // Resources appearing (or all going) add (or remove) the resource utilities.
+        self.refresh()
+    }
+
+    fn on_prompt_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.refresh()
+    }
+}
+
+/// rmcp's constant for `version`, one of `MCP_PROTOCOL_VERSIONS` (checked when the config
+/// was read; anything else is the newest).
+fn protocol_version(version: &str) -> ProtocolVersion {
+    match version {
+        "2024-11-05" => ProtocolVersion::V_2024_11_05,
+        "2025-03-26" => ProtocolVersion::V_2025_03_26,
+        "2025-06-18" => ProtocolVersion::V_2025_06_18,
+        "2025-11-25" => ProtocolVersion::V_2025_11_25,
+        _ => ProtocolVersion::LATEST,
+    }
+}
+
+impl Handler {
+    /// Asks the supervisor for a new listing. The refresh runs there, never in a notification
+    /// callback: listing here would wait on the very message loop that is delivering the
+    /// notification. A notification arriving mid-refresh leaves a permit, so the newest list
+    /// is always fetched.
+    fn refresh(&self) -> std::future::Ready<()> {
+        if let Some(refresh) = self.refresh.upgrade() {
+            refresh.notify_one();
+        }
+        std::future::ready(())
+    }
+}

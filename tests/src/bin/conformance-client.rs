@@ -1,0 +1,89 @@
+//! Our MCP client under the conformance suite's client scenarios
+//! (`@modelcontextprotocol/conformance client --command "conformance-client" --scenario …`).
+//!
+//! The suite starts a server, runs `conformance-client <server-url>` with the scenario's name
+//! in `MCP_CONFORMANCE_SCENARIO`, and judges what the client sent. The client is the
+//! library's, configured as an operator would (`[mcp_servers.test] url = …`), with an elicitor
+//! that accepts and answers nothing itself (so the schema's defaults are what is sent); each
+//! scenario then calls the tool its server offers:
+//!
+//! | scenario | what the client does |
+//! |---|---|
+//! | `initialize` | connects and lists the tools |
+//! | `tools_call` | calls `add_numbers` |
+//! | `elicitation-sep1034-client-defaults` | calls `test_client_elicitation_defaults` |
+//! | `sse-retry` | calls `test_reconnection` (its stream closes; the client resumes it) |
+//!
+//! It prints each answer and exits 1 when the server did not start or a call failed.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::mcp::client::{
+    BoxFuture, ElicitationReply, ElicitationRequest, Elicitor, McpClients, McpOptions, ServerState,
+};
+use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use serde_json::Map;
+
+/// Accepts every question with no value of its own: the client fills in the defaults.
+#[derive(Debug)]
+struct AcceptDefaults;
+
+impl Elicitor for AcceptDefaults {
+    fn elicit(&self, _request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+        Box::pin(async { ElicitationReply::Accept(Map::new()) })
+    }
+}
+
+/// The tool a scenario's server expects to be called, with its arguments.
+fn call_of(scenario: &str) -> Option<(&'static str, &'static str)> {
+    match scenario {
+        "tools_call" => Some(("add_numbers", r#"{"a": 5, "b": 3}"#)),
+        "elicitation-sep1034-client-defaults" => Some(("test_client_elicitation_defaults", "{}")),
+        "sse-retry" => Some(("test_reconnection", "{}")),
+        _ => None,
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let Some(url) = std::env::args().nth(1) else {
+        eprintln!("usage: conformance-client <server-url> (scenario in MCP_CONFORMANCE_SCENARIO)");
+        return ExitCode::from(2);
+    };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let mut server = McpServerConfig::http(url);
+    server.connect_timeout_secs = 20;
+    server.call_timeout_secs = 20;
+    // The pinned suite (0.1.16) knows the protocol up to 2025-11-25 and checks that
+    // `initialize` offers it; our client otherwise offers rmcp's newest, 2026-07-28.
+    server.protocol_version = Some("2025-11-25".to_owned());
+    let config = Config {
+        mcp_servers: [("test".to_owned(), server)].into(),
+        ..Config::default()
+    };
+    let options = McpOptions {
+        elicitor: Some(Arc::new(AcceptDefaults)),
+        ..McpOptions::default()
+    };
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
+    let status = clients.status("test").map(|status| status.state);
+    let mut failed = !matches!(status, Some(ServerState::Running { .. }));
+    if failed {
+        eprintln!("error: the server did not start: {status:?}");
+    } else if let Some((tool, args)) = call_of(&scenario) {
+        let answer = registry
+            .call(&format!("mcp__test__{tool}"), args, &ToolContext::new())
+            .await;
+        println!("{tool}: {answer}");
+        failed = answer.is_error();
+    }
+    clients.shutdown().await;
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
