@@ -479,6 +479,49 @@ async fn a_missing_command_is_reported_and_the_others_go_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lines_on_stdout_that_are_not_json_rpc_are_skipped_and_reported() {
+    let fake = Fake::new();
+    let mut chatty = fake.config();
+    set_env(
+        &mut chatty,
+        "FAKE_STDOUT_BANNER",
+        "Fake server v1 ready on stdio",
+    );
+    let mut silent = fake.config();
+    set_env(
+        &mut silent,
+        "FAKE_STDOUT_ONLY",
+        "usage: fake [--stdio] (token=hunter2hunter2)",
+    );
+    silent.connect_timeout_secs = 2;
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("chatty", chatty), ("silent", silent)]),
+        &Selection::default(),
+    )
+    .await;
+    // A banner before the protocol costs nothing: the session goes on.
+    let echo = call(&registry, "mcp__chatty__echo", r#"{"text":"hi"}"#).await;
+    assert!(!echo.is_error(), "{echo}");
+    // A server that only prints is not "a server that never answers": it says what it printed.
+    let ServerState::Failed { reason } = clients.status("silent").expect("reported").state else {
+        panic!("silent must fail")
+    };
+    assert!(
+        reason.contains("did not finish initialising within 2 s"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("1 line(s) on stdout that are not JSON-RPC"),
+        "{reason}"
+    );
+    assert!(reason.contains("usage: fake [--stdio]"), "{reason}");
+    assert!(!reason.contains("hunter2hunter2"), "{reason}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_failing_at_start_is_reported_with_its_stderr() {
     let fake = Fake::new();
     let mut failing = fake.config();
@@ -827,6 +870,15 @@ def log(line):
             f.write(line + "\n")
 
 log("start")
+if os.environ.get("FAKE_STDOUT_BANNER"):
+    sys.stdout.write(os.environ["FAKE_STDOUT_BANNER"] + "\n")
+    sys.stdout.flush()
+if os.environ.get("FAKE_STDOUT_ONLY"):
+    # Prints, never speaks the protocol, keeps running: a wrong command, say.
+    sys.stdout.write(os.environ["FAKE_STDOUT_ONLY"] + "\n")
+    sys.stdout.flush()
+    sys.stdin.read()
+    sys.exit(0)
 if os.environ.get("FAKE_EXIT_ON_START"):
     sys.stderr.write("booting\n" + os.environ["FAKE_EXIT_ON_START"] + "\n")
     sys.stderr.flush()

@@ -76,6 +76,7 @@ mod requests;
 mod server;
 mod session;
 mod stdio;
+mod stdout;
 mod supervisor;
 mod utility;
 

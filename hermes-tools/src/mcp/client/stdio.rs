@@ -5,26 +5,32 @@
 //! (a value starting with `()`, an exported shell function, is not), plus the server's own `env`.
 //! API keys in the agent's environment stay there. Its stderr is read line by line into
 //! `tracing` (debug level), and the last lines are kept: when a server fails to start, they
-//! usually say why, so they end the reported reason.
+//! usually say why, so they end the reported reason. Its stdout carries the session; lines
+//! there that are not JSON-RPC are skipped and reported (see [`super::stdout`]).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ffi::OsString;
+use std::future::Future;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use rmcp::service::ServiceExt;
-use rmcp::transport::TokioChildProcess;
+use rmcp::service::{RoleClient, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{ChildStderr, Command};
+use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::session::{Handler, Running, initialised};
+use super::stdout::{JsonLines, Stray};
 
 /// Variables a server inherits from the agent's environment.
 const INHERITED_ENV: &[&str] = &[
     "HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LANG", "LC_ALL", "TMPDIR",
 ];
+/// How long a closing server may take to exit before it is killed.
+const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// Lines of a server's stderr kept for error messages.
 const STDERR_LINES: usize = 8;
 /// Longest stderr line kept, in characters.
@@ -46,18 +52,63 @@ pub(super) async fn connect(
         .env_clear()
         .envs(inherited_env())
         .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         // The last resort against orphans: whatever path drops the child kills it.
         .kill_on_drop(true);
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
+    let mut child = command
         .spawn()
         .map_err(|err| format!("cannot start `{endpoint}`: {err}"))?;
-    let stderr = StderrTail::follow(stderr, name);
+    let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(format!("`{endpoint}` started without its stdin or stdout"));
+    };
+    let stderr = StderrTail::follow(child.stderr.take(), name);
+    let stray = Arc::new(Mutex::new(Stray::default()));
+    let transport = ChildTransport {
+        rw: AsyncRwTransport::new_client(JsonLines::new(stdout, name, Arc::clone(&stray)), stdin),
+        child,
+    };
     let failure = match initialised(limit, handler.serve(transport)).await {
         Ok(running) => return Ok(running),
         Err(failure) => failure,
     };
-    Err(format!("{failure}{}", stderr.describe().await))
+    let stray = stray.lock().describe();
+    Err(format!("{failure}{stray}{}", stderr.describe().await))
+}
+
+/// The session's transport over the child's stdin and (filtered) stdout, owning the child.
+struct ChildTransport {
+    rw: AsyncRwTransport<RoleClient, JsonLines<ChildStdout>, ChildStdin>,
+    child: Child,
+}
+
+impl Transport<RoleClient> for ChildTransport {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.rw.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.rw.receive()
+    }
+
+    /// The stdio shutdown of the MCP specification: close the server's stdin, give it a
+    /// moment to exit, then kill it.
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        let closed = self.rw.close().await;
+        if tokio::time::timeout(EXIT_WAIT, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.child.kill().await?;
+        }
+        closed
+    }
 }
 
 fn inherited_env() -> impl Iterator<Item = (&'static str, OsString)> {
