@@ -168,6 +168,48 @@ async fn a_bearer_token_in_the_headers_opens_a_server_that_refuses_requests_with
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_legacy_sse_server_is_reached_with_transport_sse() {
+    let token = "sse-token-0c4f7a9e";
+    let server = Remote::bearer_sse(token);
+    let registry = ToolRegistry::new();
+    let bearer = format!("Bearer {token}");
+    let sse = |headers: &[(&str, &str)]| {
+        let mut config = remote(&server.sse_url(), headers);
+        let McpTransport::Http { url, headers } = config.transport else {
+            unreachable!("`remote` makes a Streamable HTTP server")
+        };
+        config.transport = McpTransport::Sse { url, headers };
+        config
+    };
+    let config = config([
+        ("legacy", sse(&[("Authorization", &bearer)])),
+        ("refused", sse(&[])),
+    ]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let legacy = clients.status("legacy").expect("reported");
+    assert_eq!(legacy.endpoint, server.sse_url());
+    assert!(
+        tools_of(&legacy).contains(&"mcp__legacy__add".to_owned()),
+        "{legacy:?}"
+    );
+    let sum = call(&registry, "mcp__legacy__add", r#"{"a": 40, "b": 2}"#).await;
+    assert!(sum.as_str().contains("42"), "{sum}");
+    let read = call(
+        &registry,
+        "mcp__legacy__read_resource",
+        r#"{"uri": "notes://today"}"#,
+    )
+    .await;
+    assert!(read.as_str().contains("Water the plants."), "{read}");
+
+    let refused = clients.status("refused").expect("reported");
+    let reason = failure_of(&refused);
+    assert!(reason.contains("HTTP 401"), "{reason}");
+    assert!(reason.contains("add an Authorization header"), "{reason}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variable() {
     let server = Remote::bearer("unused-token");
     let registry = ToolRegistry::new();

@@ -58,6 +58,14 @@ pub enum McpTransport {
         /// `Authorization = "Bearer ${TOKEN}"`).
         headers: BTreeMap<String, String>,
     },
+    /// A remote server over the legacy HTTP+SSE transport of MCP 2024-11-05
+    /// (`transport = "sse"`; feature `mcp-remote`): `url` is its event stream.
+    Sse {
+        /// The event stream, `http://` or `https://`.
+        url: String,
+        /// Headers sent with every request, as for [`McpTransport::Http`].
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// One MCP server: how to reach it ([`McpTransport`]), which of its tools to take, and its
@@ -189,6 +197,7 @@ struct RawServer {
     #[serde(default)]
     env: BTreeMap<String, String>,
     url: Option<String>,
+    transport: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
     #[serde(default)]
@@ -242,6 +251,13 @@ impl TryFrom<RawServer> for McpServerConfig {
                 );
             }
             (Some(command), None) => {
+                if raw.transport.is_some() {
+                    return Err(
+                        "`transport` is for a remote server (`url`); a server started \
+                                with `command` speaks stdio"
+                            .to_owned(),
+                    );
+                }
                 if !raw.headers.is_empty() {
                     return Err("`headers` are sent to a remote server (`url`); a server \
                                 started with `command` takes `env`"
@@ -265,9 +281,17 @@ impl TryFrom<RawServer> for McpServerConfig {
                     );
                 }
                 check_url(&url)?;
-                McpTransport::Http {
-                    url,
-                    headers: raw.headers,
+                let headers = raw.headers;
+                match raw.transport.as_deref() {
+                    None | Some("streamable-http") => McpTransport::Http { url, headers },
+                    Some("sse") => McpTransport::Sse { url, headers },
+                    Some(other) => {
+                        return Err(format!(
+                            "`transport` {other:?} is not one the client speaks: give \
+                             \"streamable-http\" (the default) or \"sse\" (the legacy \
+                             HTTP+SSE transport)"
+                        ));
+                    }
                 }
             }
         };
@@ -318,6 +342,24 @@ mod tests {
         };
         assert_eq!(url, "http://127.0.0.1:3001/mcp");
         assert_eq!(headers["X-Key"], "${K}");
+    }
+
+    #[test]
+    fn a_transport_of_sse_is_the_legacy_transport_and_nothing_else_is_taken() {
+        let sse = read("url = \"http://h/sse\"\ntransport = \"sse\"").unwrap();
+        assert!(matches!(sse.transport, McpTransport::Sse { .. }), "{sse:?}");
+        let http = read("url = \"http://h/mcp\"\ntransport = \"streamable-http\"").unwrap();
+        assert!(
+            matches!(http.transport, McpTransport::Http { .. }),
+            "{http:?}"
+        );
+        let ws = read("url = \"http://h/mcp\"\ntransport = \"ws\"").unwrap_err();
+        assert!(ws.contains("give \"streamable-http\""), "{ws}");
+        let stdio = read("command = \"x\"\ntransport = \"sse\"").unwrap_err();
+        assert!(
+            stdio.contains("`transport` is for a remote server"),
+            "{stdio}"
+        );
     }
 
     #[test]

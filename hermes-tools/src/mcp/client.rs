@@ -75,6 +75,8 @@ mod remote;
 mod requests;
 mod server;
 mod session;
+#[cfg(feature = "mcp-remote")]
+mod sse;
 mod stdio;
 mod stdout;
 mod supervisor;

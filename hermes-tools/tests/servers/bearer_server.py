@@ -1,7 +1,8 @@
 """A remote MCP server for the client tests: the official Python SDK's MCPServer (FastMCP)
 over Streamable HTTP on loopback, refusing every request without the bearer token.
 
-Usage: python bearer_server.py PORT  (the token is the environment variable BEARER_TOKEN).
+Usage: python bearer_server.py PORT [sse]  (the token is the environment variable
+BEARER_TOKEN; `sse` serves the legacy HTTP+SSE transport at /sse instead).
 """
 
 import os
@@ -12,6 +13,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 
 PORT = int(sys.argv[1])
+LEGACY_SSE = sys.argv[2:] == ["sse"]
 TOKEN = os.environ["BEARER_TOKEN"]
 
 
@@ -30,7 +32,7 @@ server = MCPServer(
     auth=AuthSettings(
         # No authorization server runs: the client holds a token issued out of band.
         issuer_url="http://127.0.0.1:1",
-        resource_server_url=f"http://127.0.0.1:{PORT}/mcp",
+        resource_server_url=f"http://127.0.0.1:{PORT}/{'sse' if LEGACY_SSE else 'mcp'}",
     ),
 )
 
@@ -59,4 +61,7 @@ def greet(name: str) -> str:
     return f"Say hello to {name}."
 
 
-server.run("streamable-http", host="127.0.0.1", port=PORT)
+if LEGACY_SSE:
+    server.run("sse", host="127.0.0.1", port=PORT)
+else:
+    server.run("streamable-http", host="127.0.0.1", port=PORT)

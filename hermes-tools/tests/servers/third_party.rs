@@ -59,6 +59,16 @@ impl Remote {
 
     /// The Python SDK's server on `port`, accepting only `token`.
     pub fn bearer_on(token: &str, port: u16) -> Self {
+        Self::python_bearer(token, port, &[])
+    }
+
+    /// The Python SDK's server over the legacy HTTP+SSE transport, accepting only `token`;
+    /// its event stream is [`Remote::sse_url`].
+    pub fn bearer_sse(token: &str) -> Self {
+        Self::python_bearer(token, free_port(), &["sse"])
+    }
+
+    fn python_bearer(token: &str, port: u16, mode: &[&str]) -> Self {
         let python = installed_python();
         // Both crates that use this file sit beside `hermes-tools` in the workspace.
         let script = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -67,6 +77,7 @@ impl Remote {
         command
             .arg(script)
             .arg(port.to_string())
+            .args(mode)
             .env("BEARER_TOKEN", token);
         Self::start(command, port)
     }
@@ -74,6 +85,11 @@ impl Remote {
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// Its legacy event stream (of a server started by [`Remote::bearer_sse`]).
+    pub fn sse_url(&self) -> String {
+        format!("http://127.0.0.1:{}/sse", self.port)
     }
 
     /// Its Streamable HTTP endpoint.

@@ -1,5 +1,6 @@
 //! Remote servers: Streamable HTTP (rmcp's client transport over reqwest, feature
-//! `mcp-remote`), with the operator's headers.
+//! `mcp-remote`) or the legacy HTTP+SSE transport ([`super::sse`]), with the operator's
+//! headers.
 //!
 //! Header values are expanded (`${NAME}` is the environment variable `NAME`) when the client
 //! connects, each time it does, so a rotated token is picked up on reconnection. A variable
@@ -11,35 +12,58 @@ use std::time::Duration;
 
 use super::session::{Handler, Running};
 
-/// Connects to `url` and initialises the MCP session within `limit`.
+/// Connects to `url` and initialises the MCP session within `limit`, over Streamable HTTP or,
+/// when `legacy_sse`, the 2024-11-05 HTTP+SSE transport.
 #[cfg(feature = "mcp-remote")]
 pub(super) async fn connect(
     handler: Handler,
     limit: Duration,
     url: &str,
     headers: &BTreeMap<String, String>,
+    legacy_sse: bool,
 ) -> Result<Running, String> {
-    use std::collections::HashMap;
-
     use rmcp::service::ServiceExt;
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
-    let mut custom = HashMap::with_capacity(headers.len());
+    let mut set = http::HeaderMap::with_capacity(headers.len());
     for (name, value) in headers {
         let header = http::HeaderName::try_from(name.as_str())
             .map_err(|_| format!("header name {name:?} is not a valid HTTP header name"))?;
         let value = http::HeaderValue::try_from(expand(name, value)?).map_err(|_| {
             format!("header `{name}` holds a character an HTTP header value cannot carry")
         })?;
-        custom.insert(header, value);
+        set.insert(header, value);
     }
     install_crypto_provider();
+    let at = |failure: String| format!("{failure} (at {})", endpoint(url));
+    if legacy_sse {
+        let client = reqwest::Client::builder()
+            .default_headers(set)
+            .build()
+            .map_err(|err| at(format!("the HTTP client could not be built: {err}")))?;
+        let transport = tokio::time::timeout(limit, super::sse::SseTransport::connect(client, url))
+            .await
+            .map_err(|_| {
+                at(format!(
+                    "its event stream did not open within {} s",
+                    limit.as_secs()
+                ))
+            })?
+            .map_err(at)?;
+        return super::session::initialised(limit, handler.serve(transport))
+            .await
+            .map_err(at);
+    }
+    let custom = set
+        .into_iter()
+        .filter_map(|(name, value)| Some((name?, value)))
+        .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let transport = StreamableHttpClientTransport::from_config(config);
     super::session::initialised(limit, handler.serve(transport))
         .await
-        .map_err(|failure| format!("{failure} (at {})", endpoint(url)))
+        .map_err(at)
 }
 
 /// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.
@@ -49,6 +73,7 @@ pub(super) async fn connect(
     _limit: Duration,
     url: &str,
     _headers: &BTreeMap<String, String>,
+    _legacy_sse: bool,
 ) -> Result<Running, String> {
     Err(format!(
         "{} is a remote server, and this build has no remote MCP client: build hermes-tools \

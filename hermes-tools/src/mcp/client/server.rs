@@ -526,7 +526,9 @@ pub(crate) fn plan(
 fn display_endpoint(transport: &McpTransport) -> String {
     match transport {
         McpTransport::Stdio { command, args, .. } => display_command(command, args),
-        McpTransport::Http { url, .. } => super::remote::endpoint(url),
+        McpTransport::Http { url, .. } | McpTransport::Sse { url, .. } => {
+            super::remote::endpoint(url)
+        }
     }
 }
 

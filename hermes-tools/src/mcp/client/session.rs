@@ -54,17 +54,23 @@ fn describe(err: &ClientInitializeError) -> String {
 /// A transport's failure as its chain of causes (without the transport's type name, which
 /// rmcp puts first), with what to do when the server wants a token.
 pub(super) fn transport_failure(error: &DynamicTransportError) -> String {
-    let mut text = error.error.to_string();
-    let mut source = error.error.source();
+    let text = causes(error.error.as_ref());
+    match hint(error.error.as_ref()) {
+        Some(hint) => format!("{text} ({hint})"),
+        None => text,
+    }
+}
+
+/// An error and its causes, as one line.
+pub(super) fn causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
     while let Some(cause) = source {
         text.push_str(": ");
         text.push_str(&cause.to_string());
         source = cause.source();
     }
-    match hint(error.error.as_ref()) {
-        Some(hint) => format!("{text} ({hint})"),
-        None => text,
-    }
+    text
 }
 
 /// What the operator should do about a failure of the HTTP transport, when we know.

@@ -242,7 +242,10 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
             super::stdio::connect(name, &server.endpoint, handler, limit, command, args, env).await
         }
         McpTransport::Http { url, headers } => {
-            super::remote::connect(handler, limit, url, headers).await
+            super::remote::connect(handler, limit, url, headers, false).await
+        }
+        McpTransport::Sse { url, headers } => {
+            super::remote::connect(handler, limit, url, headers, true).await
         }
     }
 }
