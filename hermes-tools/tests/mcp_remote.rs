@@ -210,6 +210,40 @@ async fn a_legacy_sse_server_is_reached_with_transport_sse() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_remote_server_gone_silently_is_noticed_by_the_keepalive_ping() {
+    let token = "keepalive-token-2b8d";
+    let first = Remote::bearer(token);
+    let bearer = format!("Bearer {token}");
+    let mut server = remote(&first.url(), &[("Authorization", &bearer)]);
+    server.keepalive_secs = 1;
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("remote", server)]),
+        &Selection::default(),
+    )
+    .await;
+    assert!(!tools_of(&clients.status("remote").expect("reported")).is_empty());
+
+    // No call is made: only the ping can notice.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let last_error = loop {
+        if let ServerState::Reconnecting { last_error, .. } =
+            clients.status("remote").expect("reported").state
+        {
+            break last_error;
+        }
+        assert!(Instant::now() < deadline, "the server still looks running");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(last_error.contains("keepalive ping"), "{last_error}");
+    let answer = call(&registry, "mcp__remote__add", r#"{"a": 1, "b": 2}"#).await;
+    assert!(answer.as_str().contains("reconnecting"), "{answer}");
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variable() {
     let server = Remote::bearer("unused-token");
     let registry = ToolRegistry::new();

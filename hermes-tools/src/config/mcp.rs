@@ -87,6 +87,10 @@ pub struct McpServerConfig {
     pub connect_timeout_secs: u64,
     /// How long one tool call may take, in seconds.
     pub call_timeout_secs: u64,
+    /// How often an idle connection is checked with a `ping`, in seconds (0: never). An
+    /// unanswered ping ends the connection and the server is reached again; without it a
+    /// remote server that went away unnoticed looks running until a call fails. Default 30.
+    pub keepalive_secs: u64,
     /// Whether calls of this server's tools may run concurrently within a model turn (see
     /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn); Hermes'
     /// `supports_parallel_tool_calls`). Off by default: the server's own `readOnlyHint` is
@@ -143,6 +147,9 @@ pub const DEFAULT_MCP_CONNECT_TIMEOUT_SECS: u64 = 30;
 /// Default time one MCP tool call may take, in seconds.
 pub const DEFAULT_MCP_CALL_TIMEOUT_SECS: u64 = 120;
 
+/// Default time between keepalive pings, in seconds.
+pub const DEFAULT_MCP_KEEPALIVE_SECS: u64 = 30;
+
 impl McpServerConfig {
     /// A server started as `command args…`, with every other setting at its default.
     ///
@@ -180,6 +187,7 @@ impl McpServerConfig {
             exclude: Vec::new(),
             connect_timeout_secs: DEFAULT_MCP_CONNECT_TIMEOUT_SECS,
             call_timeout_secs: DEFAULT_MCP_CALL_TIMEOUT_SECS,
+            keepalive_secs: DEFAULT_MCP_KEEPALIVE_SECS,
             parallel_tool_calls: false,
             sampling: SamplingConfig::default(),
             protocol_version: None,
@@ -208,6 +216,8 @@ struct RawServer {
     connect_timeout_secs: u64,
     #[serde(default = "default_call_timeout")]
     call_timeout_secs: u64,
+    #[serde(default = "default_keepalive")]
+    keepalive_secs: u64,
     #[serde(default)]
     parallel_tool_calls: bool,
     #[serde(default)]
@@ -221,6 +231,10 @@ fn default_connect_timeout() -> u64 {
 
 fn default_call_timeout() -> u64 {
     DEFAULT_MCP_CALL_TIMEOUT_SECS
+}
+
+fn default_keepalive() -> u64 {
+    DEFAULT_MCP_KEEPALIVE_SECS
 }
 
 impl TryFrom<RawServer> for McpServerConfig {
@@ -301,6 +315,7 @@ impl TryFrom<RawServer> for McpServerConfig {
             exclude: raw.exclude,
             connect_timeout_secs: raw.connect_timeout_secs,
             call_timeout_secs: raw.call_timeout_secs,
+            keepalive_secs: raw.keepalive_secs,
             parallel_tool_calls: raw.parallel_tool_calls,
             sampling: raw.sampling,
             protocol_version: raw.protocol_version,

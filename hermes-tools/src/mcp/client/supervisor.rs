@@ -15,6 +15,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::ServerState;
 use super::server::{Listing, Server};
+use rmcp::model::ClientRequest;
 use rmcp::service::RoleClient;
 
 use super::session::{Handler, Running};
@@ -181,8 +182,28 @@ async fn serve(
     let cancel = running.cancellation_token();
     let closed = running.waiting();
     tokio::pin!(closed);
+    let keepalive = server.config.keepalive_secs;
+    let period = Duration::from_secs(keepalive.max(1));
+    let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+            // A connection can die without closing (a remote server gone, a server hung): a
+            // ping that goes unanswered ends it, and the server is reached again.
+            _ = pings.tick(), if keepalive > 0 => {
+                let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
+                let failure = match tokio::time::timeout(period, ping).await {
+                    Ok(Ok(_)) => continue,
+                    Ok(Err(err)) => err.to_string(),
+                    Err(_) => "no answer".to_owned(),
+                };
+                server.set_peer(None);
+                cancel.cancel();
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut closed).await;
+                return Ended::Lost(format!(
+                    "it did not answer a keepalive ping within {keepalive} s ({failure})"
+                ));
+            }
             quit = &mut closed => {
                 server.set_peer(None);
                 return Ended::Lost(format!("the connection closed ({})", match quit {
