@@ -5,6 +5,8 @@
 //! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
 #![cfg(feature = "mcp")]
 
+#[path = "servers/fake.rs"]
+mod fake;
 #[path = "servers/third_party.rs"]
 mod third_party;
 
@@ -13,8 +15,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use fake::{Fake, config, server, set_env};
 use hermes_tools::availability::ManualClock;
-use hermes_tools::config::{Config, McpServerConfig, McpTransport};
 use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
 use hermes_tools::{DefinitionsRequest, Format, Selection, Tool, ToolContext, ToolRegistry};
 use serde_json::{Value, json};
@@ -42,77 +44,6 @@ fn venv_python() -> PathBuf {
         python.display()
     );
     python
-}
-
-/// Any python 3 will run the scripted server (the standard library is all it needs).
-fn any_python() -> String {
-    std::env::var("HERMES_PYTHON").unwrap_or_else(|_| "python3".to_owned())
-}
-
-fn server(command: impl Into<String>, args: &[&str]) -> McpServerConfig {
-    let mut server = McpServerConfig::stdio(command, args.iter().copied());
-    server.connect_timeout_secs = 60;
-    server.call_timeout_secs = 30;
-    server
-}
-
-/// Sets `key` in the environment of a stdio server.
-fn set_env(server: &mut McpServerConfig, key: &str, value: &str) {
-    let McpTransport::Stdio { env, .. } = &mut server.transport else {
-        panic!("only a stdio server has an environment")
-    };
-    env.insert(key.to_owned(), value.to_owned());
-}
-
-fn config(servers: impl IntoIterator<Item = (&'static str, McpServerConfig)>) -> Config {
-    Config {
-        mcp_servers: servers
-            .into_iter()
-            .map(|(name, server)| (name.to_owned(), server))
-            .collect(),
-        ..Config::default()
-    }
-}
-
-/// The scripted server of `FAKE_SERVER`, logging to `dir/log`.
-struct Fake {
-    dir: tempfile::TempDir,
-}
-
-impl Fake {
-    fn new() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("fake_server.py"), FAKE_SERVER).unwrap();
-        Self { dir }
-    }
-
-    fn config(&self) -> McpServerConfig {
-        let script = self.dir.path().join("fake_server.py");
-        let mut config = server(any_python(), &[script.to_str().unwrap()]);
-        set_env(
-            &mut config,
-            "FAKE_LOG",
-            &self.log_path().display().to_string(),
-        );
-        config
-    }
-
-    fn log_path(&self) -> PathBuf {
-        self.dir.path().join("log")
-    }
-
-    /// The lines the server logged: `start`, `call <tool>`, `stdin closed`.
-    fn log(&self) -> Vec<String> {
-        std::fs::read_to_string(self.log_path())
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-
-    fn count(&self, line: &str) -> usize {
-        self.log().iter().filter(|l| *l == line).count()
-    }
 }
 
 async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
@@ -857,107 +788,3 @@ async fn the_server_gets_a_filtered_environment_and_its_own() {
         "variables leaked to the server: {leaked:?}"
     );
 }
-
-/// A scripted MCP server over stdio (JSON-RPC lines), standard library only.
-const FAKE_SERVER: &str = r##"
-import json, os, sys
-
-log_path = os.environ.get("FAKE_LOG")
-
-def log(line):
-    if log_path:
-        with open(log_path, "a") as f:
-            f.write(line + "\n")
-
-log("start")
-if os.environ.get("FAKE_STDOUT_BANNER"):
-    sys.stdout.write(os.environ["FAKE_STDOUT_BANNER"] + "\n")
-    sys.stdout.flush()
-if os.environ.get("FAKE_STDOUT_ONLY"):
-    # Prints, never speaks the protocol, keeps running: a wrong command, say.
-    sys.stdout.write(os.environ["FAKE_STDOUT_ONLY"] + "\n")
-    sys.stdout.flush()
-    sys.stdin.read()
-    sys.exit(0)
-if os.environ.get("FAKE_EXIT_ON_START"):
-    sys.stderr.write("booting\n" + os.environ["FAKE_EXIT_ON_START"] + "\n")
-    sys.stderr.flush()
-    sys.exit(3)
-
-LONG = "a_tool_with_a_name_long_enough_to_need_shortening_by_the_client"
-OBJ = {"type": "object", "properties": {}}
-tools = {
-    "echo": {"description": "Echo the text.", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
-    "to-remove": {"description": "Goes away after swap.", "inputSchema": OBJ},
-    "swap": {"description": "Replace to-remove by added, and say so.", "inputSchema": OBJ},
-    "crash": {"description": "Exit at once.", "inputSchema": OBJ},
-    "hang": {"description": "Never answer.", "inputSchema": OBJ},
-    "fail": {"description": "Answer isError.", "inputSchema": OBJ},
-    "env": {"description": "The environment's keys and FAKE_TOKEN.", "inputSchema": OBJ},
-    "count": {"description": "How many calls reached this process.", "inputSchema": OBJ},
-    "weird": {"description": "A draft-07 schema with every flaw.", "inputSchema": {
-        "$schema": "http://json-schema.org/draft-07/schema#",
-        "properties": {"when": {"$ref": "#/definitions/When"}, "tags": {"type": "array", "items": [{"type": "string"}], "additionalItems": False}},
-        "required": ["when", "ghost"],
-        "definitions": {"When": {"type": "string", "description": "A time."}}}},
-    "broken": {"description": "Its arguments are a string.", "inputSchema": {"type": "string"}},
-    LONG: {"description": "A long name.", "inputSchema": OBJ},
-    "no-schema": {"description": "No schema at all.", "inputSchema": {}},
-}
-calls = 0
-
-def send(message):
-    sys.stdout.write(json.dumps(message) + "\n")
-    sys.stdout.flush()
-
-def text(value, is_error=False):
-    return {"content": [{"type": "text", "text": value}], "isError": is_error}
-
-for line in sys.stdin:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        continue
-    method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
-    if ident is None:
-        continue
-    if method == "initialize":
-        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                  "capabilities": {"tools": {"listChanged": True}},
-                  "serverInfo": {"name": "fake", "version": "1"}}
-    elif method == "ping":
-        result = {}
-    elif method == "tools/list":
-        result = {"tools": [dict(name=name, **spec) for name, spec in tools.items()]}
-    elif method == "tools/call":
-        calls += 1
-        name, args = params.get("name"), params.get("arguments") or {}
-        log("call " + str(name))
-        if name == "crash":
-            os._exit(1)
-        if name == "hang":
-            continue
-        if name == "echo":
-            result = text(args.get("text", ""))
-        elif name == "swap":
-            tools.pop("to-remove", None)
-            tools["added"] = {"description": "Arrived with swap.", "inputSchema": OBJ}
-            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
-            result = text("swapped")
-        elif name == "fail":
-            result = text("upstream said: Bearer abcdefghijklmnopqrstuvwxyz0123 is revoked", True)
-        elif name == "env":
-            result = {"content": [], "structuredContent": {"keys": sorted(os.environ), "token": os.environ.get("FAKE_TOKEN")}}
-        elif name == "count":
-            result = text(str(calls))
-        elif name in tools:
-            result = text("ok")
-        else:
-            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "unknown tool " + str(name)}})
-            continue
-    else:
-        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "method not found"}})
-        continue
-    send({"jsonrpc": "2.0", "id": ident, "result": result})
-log("stdin closed")
-"##;

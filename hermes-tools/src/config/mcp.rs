@@ -91,6 +91,12 @@ pub struct McpServerConfig {
     /// unanswered ping ends the connection and the server is reached again; without it a
     /// remote server that went away unnoticed looks running until a call fails. Default 30.
     pub keepalive_secs: u64,
+    /// Seconds without a call after which the server is stopped, its tools kept; the next
+    /// call starts it again (0, the default: never; Hermes' `idle_timeout_seconds`).
+    pub idle_timeout_secs: u64,
+    /// Seconds a connection lasts before the server is stopped between calls, to be started
+    /// afresh by the next one (0, the default: forever; Hermes' `max_lifetime_seconds`).
+    pub max_lifetime_secs: u64,
     /// Whether calls of this server's tools may run concurrently within a model turn (see
     /// [`ToolRegistry::run_turn`](crate::ToolRegistry::run_turn); Hermes'
     /// `supports_parallel_tool_calls`). Off by default: the server's own `readOnlyHint` is
@@ -188,6 +194,8 @@ impl McpServerConfig {
             connect_timeout_secs: DEFAULT_MCP_CONNECT_TIMEOUT_SECS,
             call_timeout_secs: DEFAULT_MCP_CALL_TIMEOUT_SECS,
             keepalive_secs: DEFAULT_MCP_KEEPALIVE_SECS,
+            idle_timeout_secs: 0,
+            max_lifetime_secs: 0,
             parallel_tool_calls: false,
             sampling: SamplingConfig::default(),
             protocol_version: None,
@@ -218,6 +226,10 @@ struct RawServer {
     call_timeout_secs: u64,
     #[serde(default = "default_keepalive")]
     keepalive_secs: u64,
+    #[serde(default)]
+    idle_timeout_secs: u64,
+    #[serde(default)]
+    max_lifetime_secs: u64,
     #[serde(default)]
     parallel_tool_calls: bool,
     #[serde(default)]
@@ -316,6 +328,8 @@ impl TryFrom<RawServer> for McpServerConfig {
             connect_timeout_secs: raw.connect_timeout_secs,
             call_timeout_secs: raw.call_timeout_secs,
             keepalive_secs: raw.keepalive_secs,
+            idle_timeout_secs: raw.idle_timeout_secs,
+            max_lifetime_secs: raw.max_lifetime_secs,
             parallel_tool_calls: raw.parallel_tool_calls,
             sampling: raw.sampling,
             protocol_version: raw.protocol_version,

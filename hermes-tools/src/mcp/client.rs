@@ -73,6 +73,7 @@ mod naming;
 pub(crate) mod normalise;
 mod remote;
 mod requests;
+mod rest;
 mod server;
 mod session;
 #[cfg(feature = "mcp-remote")]
@@ -184,6 +185,12 @@ pub enum ServerState {
         /// Why, credentials redacted.
         reason: String,
     },
+    /// Stopped between calls (idle, or past its lifetime); its tools stay registered and
+    /// the next call starts it again.
+    Resting {
+        /// Why it rests.
+        reason: String,
+    },
     /// Not started, on purpose.
     Skipped {
         /// Why (its toolset is disabled, or not enabled).
@@ -201,6 +208,9 @@ impl fmt::Display for ServerState {
                 last_error,
             } => write!(f, "reconnecting (attempt {attempt}): {last_error}"),
             ServerState::Failed { reason } => write!(f, "failed: {reason}"),
+            ServerState::Resting { reason } => {
+                write!(f, "resting ({reason}); the next call starts it again")
+            }
             ServerState::Skipped { reason } => write!(f, "not started: {reason}"),
         }
     }

@@ -24,6 +24,7 @@ use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
 use super::requests::Answerers;
+use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
 use crate::answer::ToolAnswer;
@@ -50,6 +51,8 @@ pub(crate) struct Server {
     pub(crate) refresh: Arc<Notify>,
     /// What answers the server's sampling and elicitation requests (the agent's).
     pub(crate) answerers: Arc<Answerers>,
+    /// Its calls, for resting (see [`super::rest`]).
+    pub(crate) activity: Activity,
     peer: RwLock<Option<Peer<RoleClient>>>,
     report: Mutex<Report>,
 }
@@ -118,6 +121,7 @@ impl Server {
                 config.sampling.clone(),
                 Arc::clone(&options.clock),
             )),
+            activity: Activity::new(),
             peer: RwLock::new(None),
             report: Mutex::new(Report {
                 state,
@@ -170,6 +174,8 @@ impl Server {
             ServerState::Skipped { reason } => {
                 Some(format!("MCP server {name:?} was not started: {reason}."))
             }
+            // Its tools are still registered: a call starts it.
+            ServerState::Resting { .. } => None,
         }
     }
 
@@ -178,11 +184,42 @@ impl Server {
     }
 
     pub(crate) fn set_peer(&self, peer: Option<Peer<RoleClient>>) {
+        let connected = peer.is_some();
         *self.peer.write() = peer;
+        if connected {
+            self.activity.connected.notify_waiters();
+        }
     }
 
     fn peer(&self) -> Option<Peer<RoleClient>> {
         self.peer.read().clone()
+    }
+
+    /// The connection, started again first if the server rests (waiting up to its connect
+    /// timeout), or `None` when there is none.
+    async fn peer_or_wake(&self) -> Option<Peer<RoleClient>> {
+        let connected = self.activity.connected.notified();
+        tokio::pin!(connected);
+        // Registered before the check, so a connection made in between is not missed.
+        connected.as_mut().enable();
+        if let Some(peer) = self.peer() {
+            return Some(peer);
+        }
+        if !matches!(self.report.lock().state, ServerState::Resting { .. }) {
+            return None;
+        }
+        self.activity.ask_wake();
+        let limit = Duration::from_secs(self.config.connect_timeout_secs);
+        let _ = tokio::time::timeout(limit, connected).await;
+        self.peer()
+    }
+
+    /// When this server's connections rest.
+    pub(crate) fn rest_policy(&self) -> RestPolicy {
+        RestPolicy {
+            idle: Duration::from_secs(self.config.idle_timeout_secs),
+            lifetime: Duration::from_secs(self.config.max_lifetime_secs),
+        }
     }
 
     /// Makes the registry hold exactly the tools of `listed`: new and changed ones registered,
@@ -298,7 +335,8 @@ impl Server {
                 open.retry_in.as_secs().max(1)
             ));
         }
-        let Some(peer) = self.peer() else {
+        let _busy = self.activity.begin();
+        let Some(peer) = self.peer_or_wake().await else {
             self.breaker.record_failure();
             return ToolAnswer::error(format!(
                 "MCP server {name:?} is not connected; it is being restarted. Do not retry right away: \

@@ -78,6 +78,16 @@ pub(crate) async fn supervise(
         };
         let reason = match ended.redacted() {
             Ended::Stopped => break,
+            Ended::Resting(reason) => {
+                // Its tools stay; the first call wakes it, and it is started at once.
+                tracing::info!(server = %server.name, %reason, "MCP server resting");
+                tokio::select! {
+                    () = server.activity.woken() => {}
+                    () = stopped(&mut stop) => break,
+                }
+                attempt = 0;
+                continue;
+            }
             Ended::Lost(reason) => {
                 // It ran: the next attempt starts the backoff afresh.
                 attempt = 0;
@@ -124,6 +134,8 @@ enum Ended {
     Lost(String),
     /// It never got to serve tools.
     Failed(String),
+    /// It was closed to rest (see `super::rest`).
+    Resting(String),
 }
 
 impl Ended {
@@ -133,6 +145,7 @@ impl Ended {
             Ended::Stopped => Ended::Stopped,
             Ended::Lost(reason) => Ended::Lost(redacted(reason)),
             Ended::Failed(reason) => Ended::Failed(redacted(reason)),
+            Ended::Resting(reason) => Ended::Resting(reason),
         }
     }
 }
@@ -185,9 +198,19 @@ async fn serve(
     let keepalive = server.config.keepalive_secs;
     let period = Duration::from_secs(keepalive.max(1));
     let mut pings = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+    let connected_at = tokio::time::Instant::now();
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tokio::select! {
+            reason = server.activity.rest_when_due(server.rest_policy(), connected_at, |reason| {
+                // Marked resting at once: a call from now on wakes it, none finds it "lost".
+                server.set_peer(None);
+                server.set_state(registry, ServerState::Resting { reason: reason.to_owned() });
+            }) => {
+                cancel.cancel();
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut closed).await;
+                return Ended::Resting(reason);
+            }
             // A connection can die without closing (a remote server gone, a server hung): a
             // ping that goes unanswered ends it, and the server is reached again.
             _ = pings.tick(), if keepalive > 0 => {

@@ -1,0 +1,106 @@
+"""A scripted MCP server over stdio (JSON-RPC lines), standard library only, for the client
+tests (see fake.rs): what it does is chosen by FAKE_* environment variables."""
+import json, os, sys, time
+
+log_path = os.environ.get("FAKE_LOG")
+
+def log(line):
+    if log_path:
+        with open(log_path, "a") as f:
+            f.write(line + "\n")
+
+log("start")
+if os.environ.get("FAKE_STDOUT_BANNER"):
+    sys.stdout.write(os.environ["FAKE_STDOUT_BANNER"] + "\n")
+    sys.stdout.flush()
+if os.environ.get("FAKE_STDOUT_ONLY"):
+    # Prints, never speaks the protocol, keeps running: a wrong command, say.
+    sys.stdout.write(os.environ["FAKE_STDOUT_ONLY"] + "\n")
+    sys.stdout.flush()
+    sys.stdin.read()
+    sys.exit(0)
+if os.environ.get("FAKE_EXIT_ON_START"):
+    sys.stderr.write("booting\n" + os.environ["FAKE_EXIT_ON_START"] + "\n")
+    sys.stderr.flush()
+    sys.exit(3)
+
+LONG = "a_tool_with_a_name_long_enough_to_need_shortening_by_the_client"
+OBJ = {"type": "object", "properties": {}}
+tools = {
+    "echo": {"description": "Echo the text.", "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    "to-remove": {"description": "Goes away after swap.", "inputSchema": OBJ},
+    "swap": {"description": "Replace to-remove by added, and say so.", "inputSchema": OBJ},
+    "crash": {"description": "Exit at once.", "inputSchema": OBJ},
+    "hang": {"description": "Never answer.", "inputSchema": OBJ},
+    "fail": {"description": "Answer isError.", "inputSchema": OBJ},
+    "env": {"description": "The environment's keys and FAKE_TOKEN.", "inputSchema": OBJ},
+    "count": {"description": "How many calls reached this process.", "inputSchema": OBJ},
+    "sleep": {"description": "Answer after some seconds.", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number"}}}},
+    "weird": {"description": "A draft-07 schema with every flaw.", "inputSchema": {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "properties": {"when": {"$ref": "#/definitions/When"}, "tags": {"type": "array", "items": [{"type": "string"}], "additionalItems": False}},
+        "required": ["when", "ghost"],
+        "definitions": {"When": {"type": "string", "description": "A time."}}}},
+    "broken": {"description": "Its arguments are a string.", "inputSchema": {"type": "string"}},
+    LONG: {"description": "A long name.", "inputSchema": OBJ},
+    "no-schema": {"description": "No schema at all.", "inputSchema": {}},
+}
+calls = 0
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+def text(value, is_error=False):
+    return {"content": [{"type": "text", "text": value}], "isError": is_error}
+
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
+    if ident is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
+                  "capabilities": {"tools": {"listChanged": True}},
+                  "serverInfo": {"name": "fake", "version": "1"}}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {"tools": [dict(name=name, **spec) for name, spec in tools.items()]}
+    elif method == "tools/call":
+        calls += 1
+        name, args = params.get("name"), params.get("arguments") or {}
+        log("call " + str(name))
+        if name == "crash":
+            os._exit(1)
+        if name == "hang":
+            continue
+        if name == "echo":
+            result = text(args.get("text", ""))
+        elif name == "swap":
+            tools.pop("to-remove", None)
+            tools["added"] = {"description": "Arrived with swap.", "inputSchema": OBJ}
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            result = text("swapped")
+        elif name == "fail":
+            result = text("upstream said: Bearer abcdefghijklmnopqrstuvwxyz0123 is revoked", True)
+        elif name == "env":
+            result = {"content": [], "structuredContent": {"keys": sorted(os.environ), "token": os.environ.get("FAKE_TOKEN")}}
+        elif name == "count":
+            result = text(str(calls))
+        elif name == "sleep":
+            time.sleep(float(args.get("seconds", 1)))
+            result = text("slept")
+        elif name in tools:
+            result = text("ok")
+        else:
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32602, "message": "unknown tool " + str(name)}})
+            continue
+    else:
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "method not found"}})
+        continue
+    send({"jsonrpc": "2.0", "id": ident, "result": result})
+log("stdin closed")
