@@ -43,6 +43,8 @@ use serde::de::DeserializeOwned;
 
 mod mcp;
 
+#[cfg(feature = "mcp")]
+pub(crate) use mcp::display_url;
 pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).

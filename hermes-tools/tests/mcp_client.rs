@@ -453,6 +453,56 @@ async fn lines_on_stdout_that_are_not_json_rpc_are_skipped_and_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_busy_with_a_long_call_is_not_taken_for_dead_by_the_keepalive() {
+    let fake = Fake::new();
+    let mut busy = fake.config();
+    busy.keepalive_secs = 1;
+    let registry = ToolRegistry::new();
+    let clients =
+        McpClients::start(&registry, &config([("fake", busy)]), &Selection::default()).await;
+    // The script answers nothing, pings included, while it sleeps.
+    let slept = call(&registry, "mcp__fake__sleep", r#"{"seconds": 3}"#).await;
+    assert_eq!(slept.as_str(), r#"{"result":"slept"}"#);
+    assert_eq!(fake.count("start"), 1, "{:?}", fake.log());
+    clients.shutdown().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_server_started_is_stopped_with_it() {
+    let fake = Fake::new();
+    let mut parent = fake.config();
+    set_env(&mut parent, "FAKE_GRANDCHILD", "1");
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("fake", parent)]),
+        &Selection::default(),
+    )
+    .await;
+    let pid: u32 = fake
+        .log()
+        .iter()
+        .find_map(|line| line.strip_prefix("grandchild ")?.parse().ok())
+        .unwrap_or_else(|| panic!("no grandchild in {:?}", fake.log()));
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            // A zombie (state Z) is dead, only not yet reaped.
+            .is_ok_and(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+    };
+    assert!(alive(pid), "the grandchild runs while the server does");
+    clients.shutdown().await;
+    eventually("the grandchild is stopped with its server", || !alive(pid)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_failing_at_start_is_reported_with_its_stderr() {
     let fake = Fake::new();
     let mut failing = fake.config();

@@ -174,11 +174,12 @@ async fn a_legacy_sse_server_is_reached_with_transport_sse() {
     let registry = ToolRegistry::new();
     let bearer = format!("Bearer {token}");
     let sse = |headers: &[(&str, &str)]| {
-        let mut config = remote(&server.sse_url(), headers);
-        let McpTransport::Http { url, headers } = config.transport else {
-            unreachable!("`remote` makes a Streamable HTTP server")
-        };
-        config.transport = McpTransport::Sse { url, headers };
+        let mut config = McpServerConfig::sse(server.sse_url());
+        if let McpTransport::Sse { headers: set, .. } = &mut config.transport {
+            for (name, value) in headers {
+                set.insert((*name).to_owned(), (*value).to_owned());
+            }
+        }
         config
     };
     let config = config([

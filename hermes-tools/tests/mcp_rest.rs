@@ -62,10 +62,6 @@ async fn an_idle_server_rests_keeps_its_tools_and_the_next_call_starts_it() {
     let echo = call(&registry, "mcp__fake__echo", r#"{"text":"two"}"#).await;
     assert!(echo.as_str().contains("two"), "{echo}");
     assert_eq!(fake.count("start"), 2, "{:?}", fake.log());
-    assert!(matches!(
-        clients.status("fake").expect("reported").state,
-        ServerState::Running { .. }
-    ));
     clients.shutdown().await;
 }
 

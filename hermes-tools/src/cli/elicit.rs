@@ -23,8 +23,10 @@ impl Elicitor for TerminalElicitor {
     fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
         Box::pin(async move {
             // Reading the terminal blocks: never on the runtime's worker.
+            // stderr is locked per write (not for the whole question), so a log line written
+            // meanwhile does not wait for the user.
             tokio::task::spawn_blocking(move || {
-                ask(&mut io::stdin().lock(), &mut io::stderr().lock(), &request)
+                ask(&mut io::stdin().lock(), &mut io::stderr(), &request)
             })
             .await
             .unwrap_or(ElicitationReply::Cancel)
@@ -41,7 +43,8 @@ pub(crate) fn ask(
     let _ = writeln!(
         output,
         "MCP server {:?} asks: {}",
-        request.server, request.message
+        request.server,
+        shown(&request.message)
     );
     let empty = Map::new();
     let properties = request.schema["properties"].as_object().unwrap_or(&empty);
@@ -80,9 +83,9 @@ fn ask_one(
     schema: &Value,
     required: bool,
 ) -> Option<Option<Value>> {
-    let mut prompt = format!("  {name}");
+    let mut prompt = format!("  {}", shown(name));
     if let Some(description) = schema["description"].as_str() {
-        prompt.push_str(&format!(" ({description})"));
+        prompt.push_str(&format!(" ({})", shown(description)));
     }
     prompt.push_str(&format!(" [{}", kind(schema)));
     if let Some(default) = schema.get("default") {
@@ -110,6 +113,21 @@ fn ask_one(
         }
     }
     None
+}
+
+/// A server's text as the terminal may show it: control characters (escape sequences that
+/// could rewrite the screen or the clipboard) written as escapes, line breaks kept.
+fn shown(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() && c != '\n' {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
 }
 
 /// What to type for `schema`, as the prompt says it.
@@ -234,6 +252,18 @@ mod tests {
             panic!("accepted")
         };
         assert_eq!(Value::Object(values), json!({"count": 3, "name": "Ada"}));
+    }
+
+    #[test]
+    fn escape_sequences_of_the_server_are_shown_not_run() {
+        let mut request = request();
+        request.message = "Hi\u{1b}]52;c;cGF5bG9hZA==\u{7}\nthere".to_owned();
+        let mut output = Vec::new();
+        ask(&mut "Ada\n\n\n\nc\n".as_bytes(), &mut output, &request);
+        let shown = String::from_utf8(output).unwrap();
+        assert!(!shown.contains('\u{1b}'), "{shown:?}");
+        assert!(shown.contains("Hi\\u{1b}]52;c;"), "{shown:?}");
+        assert!(shown.contains("\nthere"), "{shown:?}");
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! `[mcp_servers.<name>]`: how the MCP client reaches one server, and what it takes from it.
 //!
 //! A server is either a program the client starts and speaks to over stdio (`command`), or a
-//! remote server it reaches over Streamable HTTP (`url`, feature `mcp-remote`). The two are
-//! one [`McpTransport`], so a configuration naming both, or neither, is refused when it is
+//! remote server it reaches over Streamable HTTP (`url`, feature `mcp-remote`), or over the
+//! legacy HTTP+SSE transport (`url` and `transport = "sse"`). Each is one [`McpTransport`],
+//! so a configuration naming both `command` and `url`, or neither, is refused when it is
 //! read, with the key to fix:
 //!
 //! ```
@@ -186,6 +187,14 @@ impl McpServerConfig {
         })
     }
 
+    /// A remote server still on the legacy HTTP+SSE transport, its event stream at `url`.
+    pub fn sse(url: impl Into<String>) -> Self {
+        Self::with_transport(McpTransport::Sse {
+            url: url.into(),
+            headers: BTreeMap::new(),
+        })
+    }
+
     fn with_transport(transport: McpTransport) -> Self {
         Self {
             transport,
@@ -253,6 +262,16 @@ impl TryFrom<RawServer> for McpServerConfig {
     type Error = String;
 
     fn try_from(raw: RawServer) -> Result<Self, String> {
+        for (key, secs) in [
+            ("connect_timeout_secs", raw.connect_timeout_secs),
+            ("call_timeout_secs", raw.call_timeout_secs),
+        ] {
+            if secs == 0 {
+                return Err(format!(
+                    "`{key}` is 0: nothing could finish in no time; give a number of seconds"
+                ));
+            }
+        }
         if let Some(version) = &raw.protocol_version
             && !MCP_PROTOCOL_VERSIONS.contains(&version.as_str())
         {
@@ -345,11 +364,49 @@ fn check_url(url: &str) -> Result<(), String> {
         .or_else(|| url.strip_prefix("http://"));
     match rest {
         Some(rest) if !rest.is_empty() && !rest.starts_with('/') => Ok(()),
-        Some(_) => Err(format!("`url` {url:?} names no host")),
+        // Shown without user information or query: they may hold credentials.
+        Some(_) => Err(format!("`url` {:?} names no host", display_url(url))),
         None => Err(format!(
-            "`url` {url:?} is not an HTTP URL: give `http://host:port/path` or \
-             `https://host/path`"
+            "`url` {:?} is not an HTTP URL: give `http://host:port/path` or \
+             `https://host/path`",
+            display_url(url)
         )),
+    }
+}
+
+/// `url` as reports show it: without user information, query or fragment, which may carry
+/// credentials.
+pub(crate) fn display_url(url: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let end = rest.find(['?', '#']).unwrap_or(rest.len());
+    let rest = &rest[..end];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if scheme.is_empty() {
+        format!("{host}{path}")
+    } else {
+        format!("{scheme}://{host}{path}")
+    }
+}
+
+#[cfg(test)]
+mod url_tests {
+    use super::display_url;
+
+    #[test]
+    fn endpoints_drop_user_information_query_and_fragment() {
+        assert_eq!(
+            display_url("https://user:pw@api.example.com:8443/mcp?key=s3cret#x"),
+            "https://api.example.com:8443/mcp"
+        );
+        assert_eq!(
+            display_url("http://127.0.0.1:3001/mcp"),
+            "http://127.0.0.1:3001/mcp"
+        );
+        assert_eq!(display_url("http://h?token=a@b"), "http://h");
     }
 }
 
@@ -441,6 +498,12 @@ mod tests {
         assert_eq!(pinned.protocol_version.as_deref(), Some("2025-11-25"));
         let err = read("command = \"x\"\nprotocol_version = \"2025-13-01\"").unwrap_err();
         assert!(err.contains("give one of 2024-11-05"), "{err}");
+    }
+
+    #[test]
+    fn a_timeout_of_zero_is_refused() {
+        let err = read("command = \"x\"\ncall_timeout_secs = 0").unwrap_err();
+        assert!(err.contains("`call_timeout_secs` is 0"), "{err}");
     }
 
     #[test]

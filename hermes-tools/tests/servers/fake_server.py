@@ -19,6 +19,11 @@ if os.environ.get("FAKE_STDOUT_ONLY"):
     sys.stdout.flush()
     sys.stdin.read()
     sys.exit(0)
+if os.environ.get("FAKE_GRANDCHILD"):
+    # Something the server started and does not stop: `npx` and `uvx` leave such children.
+    import subprocess
+    child = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL)
+    log("grandchild " + str(child.pid))
 if os.environ.get("FAKE_EXIT_ON_START"):
     sys.stderr.write("booting\n" + os.environ["FAKE_EXIT_ON_START"] + "\n")
     sys.stderr.flush()

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::session::{Handler, Running};
+use crate::config::display_url;
 
 /// Connects to `url` and initialises the MCP session within `limit`, over Streamable HTTP or,
 /// when `legacy_sse`, the 2024-11-05 HTTP+SSE transport.
@@ -36,7 +37,7 @@ pub(super) async fn connect(
         set.insert(header, value);
     }
     install_crypto_provider();
-    let at = |failure: String| format!("{failure} (at {})", endpoint(url));
+    let at = |failure: String| format!("{failure} (at {})", display_url(url));
     if legacy_sse {
         let client = reqwest::Client::builder()
             .default_headers(set)
@@ -78,7 +79,7 @@ pub(super) async fn connect(
     Err(format!(
         "{} is a remote server, and this build has no remote MCP client: build hermes-tools \
          with the `mcp-remote` feature",
-        endpoint(url)
+        display_url(url)
     ))
 }
 
@@ -127,40 +128,9 @@ fn expand(header: &str, value: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// `url` as reports show it: without user information, query or fragment, which may carry
-/// credentials.
-pub(super) fn endpoint(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let end = rest.find(['?', '#']).unwrap_or(rest.len());
-    let rest = &rest[..end];
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn endpoints_drop_user_information_query_and_fragment() {
-        assert_eq!(
-            endpoint("https://user:pw@api.example.com:8443/mcp?key=s3cret#x"),
-            "https://api.example.com:8443/mcp"
-        );
-        assert_eq!(
-            endpoint("http://127.0.0.1:3001/mcp"),
-            "http://127.0.0.1:3001/mcp"
-        );
-        assert_eq!(endpoint("http://h?token=a@b"), "http://h");
-    }
 
     #[test]
     #[cfg(feature = "mcp-remote")]

@@ -292,8 +292,12 @@ impl Answerers {
                 .collect(),
             stop_sequences: params.stop_sequences.unwrap_or_default(),
         };
+        // The server is not trusted with what a provider's error may quote (a key).
         let reply = sampler.sample(request).await.map_err(|message| {
-            McpError::internal_error(format!("sampling failed: {message}"), None)
+            McpError::internal_error(
+                format!("sampling failed: {}", crate::redact(&message)),
+                None,
+            )
         })?;
         let message = SamplingMessage::assistant_text(reply.text);
         let mut result = CreateMessageResult::new(message, reply.model);

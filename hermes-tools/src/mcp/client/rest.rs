@@ -84,6 +84,11 @@ impl Activity {
         Busy(self)
     }
 
+    /// Whether a call is in flight.
+    pub(crate) fn busy(&self) -> bool {
+        self.counts.lock().in_flight > 0
+    }
+
     /// Asks the resting server to start again (once per rest).
     pub(crate) fn ask_wake(&self) {
         if !self.wake_asked.swap(true, Ordering::SeqCst) {
@@ -112,7 +117,9 @@ impl Activity {
         loop {
             let (deadline, busy) = {
                 let counts = self.counts.lock();
-                let idle = (!policy.idle.is_zero()).then(|| counts.last + policy.idle);
+                // Idle time counts from the connection at the earliest: a slow start is not
+                // idleness.
+                let idle = (!policy.idle.is_zero()).then(|| counts.last.max(since) + policy.idle);
                 let old = (!policy.lifetime.is_zero()).then(|| since + policy.lifetime);
                 let due = idle.into_iter().chain(old).min().unwrap_or(since);
                 (due, counts.in_flight > 0)
@@ -136,7 +143,7 @@ impl Activity {
                     "renewed after its lifetime of {} s",
                     policy.lifetime.as_secs()
                 )
-            } else if !policy.idle.is_zero() && now >= counts.last + policy.idle {
+            } else if !policy.idle.is_zero() && now >= counts.last.max(since) + policy.idle {
                 format!("no call for {} s", policy.idle.as_secs())
             } else {
                 // A call came and went since the deadline was read: wait again.

@@ -36,6 +36,9 @@ use crate::tool::{Provenance, Tool};
 /// cancels the request on the server and counts for the breaker) is the one that fires.
 const PIPELINE_GRACE_SECS: u64 = 5;
 
+/// Time a woken server may take beyond its connect timeout: its rested connection closes first.
+const WAKE_GRACE: Duration = Duration::from_secs(5);
+
 /// A configured server.
 pub(crate) struct Server {
     pub(crate) name: String,
@@ -209,7 +212,8 @@ impl Server {
             return None;
         }
         self.activity.ask_wake();
-        let limit = Duration::from_secs(self.config.connect_timeout_secs);
+        // Closing the rested connection (at most a few seconds) comes before the new one.
+        let limit = Duration::from_secs(self.config.connect_timeout_secs) + WAKE_GRACE;
         let _ = tokio::time::timeout(limit, connected).await;
         self.peer()
     }
@@ -565,7 +569,7 @@ fn display_endpoint(transport: &McpTransport) -> String {
     match transport {
         McpTransport::Stdio { command, args, .. } => display_command(command, args),
         McpTransport::Http { url, .. } | McpTransport::Sse { url, .. } => {
-            super::remote::endpoint(url)
+            crate::config::display_url(url)
         }
     }
 }

@@ -22,6 +22,8 @@ use rmcp::transport::DynamicTransportError;
 use tokio::sync::Notify;
 
 use super::requests::Answerers;
+#[cfg(doc)]
+use crate::config::display_url;
 
 /// An initialised session with a server.
 pub(super) type Running = RunningService<RoleClient, Handler>;
@@ -61,14 +63,28 @@ pub(super) fn transport_failure(error: &DynamicTransportError) -> String {
     }
 }
 
-/// An error and its causes, as one line.
+/// An error and its causes, as one line, with any URL an HTTP error names shown without its
+/// user information or query (they may hold credentials).
 pub(super) fn causes(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = err.to_string();
+    let mut text = without_url_secrets(err);
     let mut source = err.source();
     while let Some(cause) = source {
         text.push_str(": ");
-        text.push_str(&cause.to_string());
+        text.push_str(&without_url_secrets(cause));
         source = cause.source();
+    }
+    text
+}
+
+/// `err`'s message, the URL of a reqwest error shown as [`display_url`] does.
+fn without_url_secrets(err: &(dyn std::error::Error + 'static)) -> String {
+    let text = err.to_string();
+    #[cfg(feature = "mcp-remote")]
+    if let Some(url) = err
+        .downcast_ref::<reqwest::Error>()
+        .and_then(reqwest::Error::url)
+    {
+        return text.replace(url.as_str(), &crate::config::display_url(url.as_str()));
     }
     text
 }

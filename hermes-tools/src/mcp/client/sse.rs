@@ -72,6 +72,14 @@ impl SseTransport {
         let endpoint = base
             .join(endpoint.trim())
             .map_err(|err| format!("the server's endpoint {endpoint:?} is not a URL: {err}"))?;
+        // Every POST carries the operator's headers (a token): only to the stream's origin.
+        if endpoint.origin() != base.origin() {
+            return Err(format!(
+                "the server named a message endpoint on another origin ({}); refused, since the \
+                 headers would go there",
+                crate::config::display_url(endpoint.as_str())
+            ));
+        }
         let (sender, incoming) = mpsc::channel(QUEUE);
         let reader = tokio::spawn(async move {
             while let Some(Ok(event)) = events.next().await {

@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 use rmcp::service::{RoleClient, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use super::session::{Handler, Running, initialised};
@@ -33,6 +33,8 @@ const INHERITED_ENV: &[&str] = &[
 const EXIT_WAIT: Duration = Duration::from_secs(2);
 /// Lines of a server's stderr kept for error messages.
 const STDERR_LINES: usize = 8;
+/// Longest piece of a stderr line read at once, in bytes (a longer line reads as several).
+const STDERR_READ_LIMIT: u64 = 64 * 1024;
 /// Longest stderr line kept, in characters.
 const STDERR_LINE_CHARS: usize = 400;
 
@@ -57,6 +59,10 @@ pub(super) async fn connect(
         .stderr(Stdio::piped())
         // The last resort against orphans: whatever path drops the child kills it.
         .kill_on_drop(true);
+    // Its own process group, so that closing kills what it started too (`npx`, `uvx` and
+    // `sh -c` start the real server as a grandchild).
+    #[cfg(unix)]
+    command.process_group(0);
     let mut child = command
         .spawn()
         .map_err(|err| format!("cannot start `{endpoint}`: {err}"))?;
@@ -65,9 +71,11 @@ pub(super) async fn connect(
     };
     let stderr = StderrTail::follow(child.stderr.take(), name);
     let stray = Arc::new(Mutex::new(Stray::default()));
+    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
     let transport = ChildTransport {
         rw: AsyncRwTransport::new_client(JsonLines::new(stdout, name, Arc::clone(&stray)), stdin),
         child,
+        group,
     };
     let failure = match initialised(limit, handler.serve(transport)).await {
         Ok(running) => return Ok(running),
@@ -77,10 +85,36 @@ pub(super) async fn connect(
     Err(format!("{failure}{stray}{}", stderr.describe().await))
 }
 
-/// The session's transport over the child's stdin and (filtered) stdout, owning the child.
+/// The session's transport over the child's stdin and (filtered) stdout, owning the child
+/// and its process group.
 struct ChildTransport {
     rw: AsyncRwTransport<RoleClient, JsonLines<ChildStdout>, ChildStdin>,
     child: Child,
+    /// The child's process group (its pid), on unix.
+    group: Option<i32>,
+}
+
+impl ChildTransport {
+    /// Kills what is left of the child's process group.
+    fn kill_group(&self) {
+        #[cfg(unix)]
+        if let Some(group) = self.group {
+            // ESRCH (nothing left) is the usual answer after a clean exit.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(group),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+impl Drop for ChildTransport {
+    fn drop(&mut self) {
+        // Only while the leader runs: once it is reaped its pid (the group's id) may be reused.
+        if matches!(self.child.try_wait(), Ok(None)) {
+            self.kill_group();
+        }
+    }
 }
 
 impl Transport<RoleClient> for ChildTransport {
@@ -98,13 +132,12 @@ impl Transport<RoleClient> for ChildTransport {
     }
 
     /// The stdio shutdown of the MCP specification: close the server's stdin, give it a
-    /// moment to exit, then kill it.
+    /// moment to exit, then kill it, and what it started.
     async fn close(&mut self) -> Result<(), Self::Error> {
         let closed = self.rw.close().await;
-        if tokio::time::timeout(EXIT_WAIT, self.child.wait())
-            .await
-            .is_err()
-        {
+        let exited = tokio::time::timeout(EXIT_WAIT, self.child.wait()).await;
+        self.kill_group();
+        if exited.is_err() {
             self.child.kill().await?;
         }
         closed
@@ -131,10 +164,24 @@ impl StderrTail {
         let reader = stderr.map(|stderr| {
             let (lines, server) = (Arc::clone(&lines), server.to_owned());
             tokio::spawn(async move {
-                let mut reader = BufReader::new(stderr).lines();
-                while let Ok(Some(line)) = reader.next_line().await {
+                // Bytes, not `lines()`: a line that is not UTF-8 would end the reader, close
+                // the pipe, and kill a server that writes to it next (SIGPIPE). Bounded too.
+                let mut reader = BufReader::new(stderr);
+                let mut buf = Vec::new();
+                loop {
+                    buf.clear();
+                    match (&mut reader)
+                        .take(STDERR_READ_LIMIT)
+                        .read_until(b'\n', &mut buf)
+                        .await
+                    {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) => {}
+                    }
+                    let line = String::from_utf8_lossy(&buf);
+                    let line = line.trim_end();
                     // A server may print its own credentials on stderr.
-                    tracing::debug!(server = %server, "stderr: {}", crate::redact(&line));
+                    tracing::debug!(server = %server, "stderr: {}", crate::redact(line));
                     let mut lines = lines.lock();
                     if lines.len() == STDERR_LINES {
                         lines.pop_front();

@@ -134,6 +134,8 @@ impl<R> JsonLines<R> {
                     bytes = &bytes[1..];
                     match byte {
                         b' ' | b'\t' | b'\r' => self.blanks.push(byte),
+                        // A UTF-8 byte order mark, which rmcp's reader strips, at a line's start.
+                        0xEF | 0xBB | 0xBF if self.blanks.len() < 3 => self.blanks.push(byte),
                         b'\n' => {
                             // A blank line: harmless, and the protocol reader skips it.
                             self.blanks.clear();
@@ -255,6 +257,13 @@ mod tests {
             report.contains("\"Starting server v1.2 on stdio...\""),
             "{report}"
         );
+    }
+
+    #[tokio::test]
+    async fn a_byte_order_mark_before_a_json_line_passes_with_it() {
+        let (out, stray) = filtered(&[b"\xEF\xBB\xBF{\"a\":1}\n"]).await;
+        assert_eq!(out.as_bytes(), b"\xEF\xBB\xBF{\"a\":1}\n");
+        assert_eq!(stray.count, 0);
     }
 
     #[tokio::test]

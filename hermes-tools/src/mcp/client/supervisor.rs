@@ -214,9 +214,15 @@ async fn serve(
             // A connection can die without closing (a remote server gone, a server hung): a
             // ping that goes unanswered ends it, and the server is reached again.
             _ = pings.tick(), if keepalive > 0 => {
+                // A connection with a call in flight is not idle: a server busy with a long
+                // call may not answer a ping, and that says nothing about the connection.
+                if server.activity.busy() {
+                    continue;
+                }
                 let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
                 let failure = match tokio::time::timeout(period, ping).await {
                     Ok(Ok(_)) => continue,
+                    Err(_) if server.activity.busy() => continue,
                     Ok(Err(err)) => err.to_string(),
                     Err(_) => "no answer".to_owned(),
                 };
