@@ -11,6 +11,7 @@ mod common;
 mod third_party;
 
 use common::{cli_command, cli_with_config, stdout};
+use third_party::everything_entry;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -231,16 +232,6 @@ fn a_server_that_cannot_start_is_reported_and_the_others_go_on() {
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("MCP server failed to start"), "{stderr}");
-}
-
-/// The stdio entry point of npm `@modelcontextprotocol/server-everything`.
-fn everything_entry() -> PathBuf {
-    let modules = std::env::var_os("HERMES_NODE_MODULES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("HERMES_NODE_MODULES is not set: {INSTALL}"));
-    let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
-    assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
-    entry
 }
 
 /// Three real servers: `time` and `fetch` (PyPI) and `everything` (npm), in that order in the

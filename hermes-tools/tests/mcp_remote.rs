@@ -7,15 +7,18 @@
 //! `HERMES_PYTHON` and `HERMES_NODE_MODULES`; without them these tests fail and say so.
 #![cfg(feature = "mcp-remote")]
 
-use hermes_tools::config::{Config, McpServerConfig, McpTransport};
+use hermes_tools::config::{McpServerConfig, McpTransport};
 use hermes_tools::mcp::client::{McpClients, ServerState, ServerStatus};
 use hermes_tools::{Selection, ToolContext, ToolRegistry};
 use serde_json::json;
 use std::time::{Duration, Instant};
 
+#[path = "servers/fake.rs"]
+mod fake;
 #[path = "servers/third_party.rs"]
 mod third_party;
 
+use fake::config;
 use third_party::{Remote, free_port};
 
 fn remote(url: &str, headers: &[(&str, &str)]) -> McpServerConfig {
@@ -29,16 +32,6 @@ fn remote(url: &str, headers: &[(&str, &str)]) -> McpServerConfig {
     server.connect_timeout_secs = 20;
     server.call_timeout_secs = 20;
     server
-}
-
-fn config(servers: impl IntoIterator<Item = (&'static str, McpServerConfig)>) -> Config {
-    Config {
-        mcp_servers: servers
-            .into_iter()
-            .map(|(name, server)| (name.to_owned(), server))
-            .collect(),
-        ..Config::default()
-    }
 }
 
 fn tools_of(status: &ServerStatus) -> &[String] {

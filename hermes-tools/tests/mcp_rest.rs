@@ -9,11 +9,29 @@ mod fake;
 use std::time::{Duration, Instant};
 
 use fake::{Fake, config};
+use hermes_tools::config::McpServerConfig;
 use hermes_tools::mcp::client::{McpClients, ServerState};
 use hermes_tools::{Selection, ToolContext, ToolRegistry};
 
 async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::ToolAnswer {
     registry.call(name, args, &ToolContext::new()).await
+}
+
+/// The fake server, configured by `configure`, started in a fresh registry.
+async fn started(
+    fake: &Fake,
+    configure: impl FnOnce(&mut McpServerConfig),
+) -> (ToolRegistry, McpClients) {
+    let mut server = fake.config();
+    configure(&mut server);
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("fake", server)]),
+        &Selection::default(),
+    )
+    .await;
+    (registry, clients)
 }
 
 /// Waits for the server to rest; returns why.
@@ -31,15 +49,7 @@ async fn rested(clients: &McpClients) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_idle_server_rests_keeps_its_tools_and_the_next_call_starts_it() {
     let fake = Fake::new();
-    let mut server = fake.config();
-    server.idle_timeout_secs = 1;
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start(
-        &registry,
-        &config([("fake", server)]),
-        &Selection::default(),
-    )
-    .await;
+    let (registry, clients) = started(&fake, |server| server.idle_timeout_secs = 1).await;
     let echo = call(&registry, "mcp__fake__echo", r#"{"text":"one"}"#).await;
     assert!(echo.as_str().contains("one"), "{echo}");
     let generation = registry.generation();
@@ -68,15 +78,7 @@ async fn an_idle_server_rests_keeps_its_tools_and_the_next_call_starts_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_past_its_lifetime_is_renewed_but_not_under_a_call() {
     let fake = Fake::new();
-    let mut server = fake.config();
-    server.max_lifetime_secs = 1;
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start(
-        &registry,
-        &config([("fake", server)]),
-        &Selection::default(),
-    )
-    .await;
+    let (registry, clients) = started(&fake, |server| server.max_lifetime_secs = 1).await;
     // A call that outlives the lifetime is not cut: the server rests once it has answered.
     let started = Instant::now();
     let slept = call(&registry, "mcp__fake__sleep", r#"{"seconds": 2}"#).await;

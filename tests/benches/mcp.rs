@@ -103,6 +103,25 @@ fn call(runtime: &Runtime, session: &Session, tool: &'static str) -> String {
     })
 }
 
+/// Times `add` and `add_async` on `session` with `server`, as `<server>/sync` and
+/// `<server>/async`, then ends the session.
+fn bench_session(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    runtime: &Runtime,
+    server: &str,
+    session: Session,
+) {
+    for tool in ["add", "add_async"] {
+        // Every server gives the same answer before it is timed.
+        assert_eq!(call(runtime, &session, tool), "42", "{server} {tool}");
+        let kind = if tool == "add" { "sync" } else { "async" };
+        group.bench_function(format!("{server}/{kind}"), |b| {
+            b.iter(|| black_box(call(runtime, &session, tool)))
+        });
+    }
+    runtime.block_on(async { drop(session.cancel().await) });
+}
+
 fn tools_call(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -112,16 +131,7 @@ fn tools_call(c: &mut Criterion) {
     let mut group = c.benchmark_group("mcp_tools_call");
     // rmcp's server between ours: a load that drifts during the run favours neither side.
     for server in ["ours_serve_connection", "rmcp_tool_router", "ours_serve"] {
-        let session = connect(&runtime, server);
-        for tool in ["add", "add_async"] {
-            // Every server gives the same answer before it is timed.
-            assert_eq!(call(&runtime, &session, tool), "42", "{server} {tool}");
-            let kind = if tool == "add" { "sync" } else { "async" };
-            group.bench_function(format!("{server}/{kind}"), |b| {
-                b.iter(|| black_box(call(&runtime, &session, tool)))
-            });
-        }
-        runtime.block_on(async { drop(session.cancel().await) });
+        bench_session(&mut group, &runtime, server, connect(&runtime, server));
     }
     group.finish();
 }
@@ -155,17 +165,8 @@ fn stdio(c: &mut Criterion) {
         .expect("a runtime");
     let mut group = c.benchmark_group("mcp_stdio");
     for server in ["ours_stdio", "rmcp_stdio", "rmcp_stdio_pipes"] {
-        let session = spawn(&runtime, server);
-        for tool in ["add", "add_async"] {
-            // Every server gives the same answer before it is timed.
-            assert_eq!(call(&runtime, &session, tool), "42", "{server} {tool}");
-            let kind = if tool == "add" { "sync" } else { "async" };
-            group.bench_function(format!("{server}/{kind}"), |b| {
-                b.iter(|| black_box(call(&runtime, &session, tool)))
-            });
-        }
-        // Closing stdin ends the child; dropping the transport kills it if it lingers.
-        runtime.block_on(async { drop(session.cancel().await) });
+        // Closing stdin (when the session ends) ends the child.
+        bench_session(&mut group, &runtime, server, spawn(&runtime, server));
     }
     group.finish();
 }
