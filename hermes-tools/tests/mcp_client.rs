@@ -453,6 +453,36 @@ async fn lines_on_stdout_that_are_not_json_rpc_are_skipped_and_reported() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listing_in_pages_is_followed_to_its_end() {
+    let fake = Fake::new();
+    // The same script twice: one lists its tools at once, the other in pages of three.
+    let (whole, mut paged) = (fake.config(), fake.config());
+    set_env(&mut paged, "FAKE_PAGE_SIZE", "3");
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("whole", whole), ("paged", paged)]),
+        &Selection::default(),
+    )
+    .await;
+    // The names without their server's prefix (a shortened name's hash covers the server's
+    // name too, so it differs; only its start is kept).
+    let strip = |tools: Vec<String>, server: &str| -> Vec<String> {
+        let prefix = format!("mcp__{server}__");
+        tools
+            .into_iter()
+            .map(|tool| tool.trim_start_matches(&prefix).chars().take(30).collect())
+            .collect()
+    };
+    let whole = strip(tools_of(&clients.status("whole").unwrap()), "whole");
+    let paged = strip(tools_of(&clients.status("paged").unwrap()), "paged");
+    assert!(whole.len() > 6, "{whole:?}");
+    assert_eq!(paged, whole);
+    assert!(fake.count("list from 3") >= 1, "{:?}", fake.log());
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_busy_with_a_long_call_is_not_taken_for_dead_by_the_keepalive() {
     let fake = Fake::new();
     let mut busy = fake.config();

@@ -74,7 +74,17 @@ for line in sys.stdin:
     elif method == "ping":
         result = {}
     elif method == "tools/list":
-        result = {"tools": [dict(name=name, **spec) for name, spec in tools.items()]}
+        listed = [dict(name=name, **spec) for name, spec in tools.items()]
+        page = int(os.environ.get("FAKE_PAGE_SIZE", "0"))
+        if page:
+            # Pages of FAKE_PAGE_SIZE tools; the cursor is the index of the next one.
+            start = int(params.get("cursor") or 0)
+            log("list from " + str(start))
+            result = {"tools": listed[start:start + page]}
+            if start + page < len(listed):
+                result["nextCursor"] = str(start + page)
+        else:
+            result = {"tools": listed}
     elif method == "tools/call":
         calls += 1
         name, args = params.get("name"), params.get("arguments") or {}
