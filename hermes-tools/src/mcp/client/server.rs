@@ -201,6 +201,10 @@ impl Server {
     /// The connection, started again first if the server rests (waiting up to its connect
     /// timeout), or `None` when there is none.
     async fn peer_or_wake(&self) -> Option<Peer<RoleClient>> {
+        // The common case, with nothing to wait for.
+        if let Some(peer) = self.peer() {
+            return Some(peer);
+        }
         let connected = self.activity.connected.notified();
         tokio::pin!(connected);
         // Registered before the check, so a connection made in between is not missed.

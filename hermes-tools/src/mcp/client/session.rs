@@ -89,17 +89,20 @@ fn without_url_secrets(err: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// What to do about a server that answers 401. Worded so that redaction leaves it whole: no
+/// `name: value` or `Bearer x` in it.
+#[cfg(feature = "mcp-remote")]
+pub(super) const AUTH_HINT: &str = "the server requires authorisation: add an Authorization \
+     header to the server's `headers`, a bearer token read from an environment variable (see \
+     the README)";
+
 /// What the operator should do about a failure of the HTTP transport, when we know.
 #[cfg(feature = "mcp-remote")]
 pub(super) fn hint(error: &(dyn std::error::Error + 'static)) -> Option<&'static str> {
     use rmcp::transport::streamable_http_client::StreamableHttpError;
 
     match error.downcast_ref::<StreamableHttpError<reqwest::Error>>()? {
-        // Worded so that redaction leaves it whole: no `name: value` or `Bearer x` in it.
-        StreamableHttpError::AuthRequired(_) => Some(
-            "the server requires authorisation: add an Authorization header to the server's \
-             `headers`, a bearer token read from an environment variable (see the README)",
-        ),
+        StreamableHttpError::AuthRequired(_) => Some(AUTH_HINT),
         StreamableHttpError::InsufficientScope(_) => {
             Some("the server refused the token's scope: give a token with more rights")
         }

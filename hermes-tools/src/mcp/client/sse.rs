@@ -16,7 +16,7 @@ use sse_stream::{Sse, SseStream};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::session::causes;
+use super::session::{AUTH_HINT, causes};
 
 /// Messages read from the stream and not yet taken by the session.
 const QUEUE: usize = 64;
@@ -42,10 +42,9 @@ impl SseTransport {
         let status = response.status();
         if !status.is_success() {
             let hint = if status == reqwest::StatusCode::UNAUTHORIZED {
-                " (the server requires authorisation: add an Authorization header to the \
-                 server's `headers`)"
+                format!(" ({AUTH_HINT})")
             } else {
-                ""
+                String::new()
             };
             return Err(format!("the event stream was refused: HTTP {status}{hint}"));
         }
