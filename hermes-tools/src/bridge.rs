@@ -4,7 +4,7 @@
 //! | caller | how the future runs |
 //! |---|---|
 //! | no tokio runtime | on a current-thread runtime kept per thread |
-//! | a multi-thread runtime | in place, with [`tokio::task::block_in_place`] |
+//! | a multi-thread runtime | in place, with `tokio::task::block_in_place` (feature `multi-thread`, on by default; without it as on a current-thread runtime) |
 //! | a current-thread runtime | on a scoped helper thread with its own runtime (blocking in place would stall the only worker) |
 //!
 //! Agents should prefer the async entry points; this is for CLIs, tests and sync callers.
@@ -13,7 +13,7 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::io;
 
-use tokio::runtime::{Builder, Handle, Runtime, RuntimeFlavor};
+use tokio::runtime::{Builder, Handle, Runtime};
 
 thread_local! {
     static THREAD_RUNTIME: OnceCell<Runtime> = const { OnceCell::new() };
@@ -34,7 +34,8 @@ where
     F::Output: Send,
 {
     match Handle::try_current() {
-        Ok(handle) if handle.runtime_flavor() == RuntimeFlavor::MultiThread => {
+        #[cfg(feature = "multi-thread")]
+        Ok(handle) if handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
             Ok(tokio::task::block_in_place(|| handle.block_on(future)))
         }
         Ok(_) => std::thread::scope(|scope| {

@@ -28,11 +28,11 @@ use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
-use futures_util::FutureExt;
 use serde_json::{Map, Value};
 
 use crate::answer::ToolAnswer;
 use crate::coercion;
+use crate::combinators::{BoxFuture, caught};
 use crate::config::{Config, UnknownArguments};
 use crate::context::ToolContext;
 use crate::definitions::Definitions;
@@ -346,15 +346,13 @@ pub(crate) async fn run_async(
             Handler::Async(handler) => Ok(handler(value_of(judged)?, ctx)),
             _ => Ok(Box::pin(std::future::ready(ToolAnswer::error(
                 "a sync tool was run as an async one",
-            )))
-                as futures_util::future::BoxFuture<'static, ToolAnswer>),
+            ))) as BoxFuture<'static, ToolAnswer>),
         }))
         .unwrap_or_else(|panic| Ok(Box::pin(std::future::ready(panicked(tool, panic)))))
     });
     match future {
         Ok((future, notices)) => {
-            let answer = AssertUnwindSafe(future)
-                .catch_unwind()
+            let answer = caught(future)
                 .await
                 .unwrap_or_else(|panic| panicked(tool, panic));
             with_notices(answer, notices)

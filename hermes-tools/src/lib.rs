@@ -84,6 +84,7 @@ mod budget;
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
 mod coercion;
+mod combinators;
 pub mod config;
 mod context;
 mod definitions;
@@ -137,7 +138,6 @@ pub use validation::ArgumentError;
 /// What the `#[tool]` expansion names. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
-    pub use futures_util::future::BoxFuture;
     pub use linkme;
     pub use schemars;
     pub use serde;
@@ -145,6 +145,7 @@ pub mod __private {
 
     pub use crate::ToolAnswer;
     pub use crate::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
+    pub use crate::combinators::BoxFuture;
     pub use crate::context::ToolContext;
     pub use crate::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
     pub use crate::dispatch::judge_arguments;

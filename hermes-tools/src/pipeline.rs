@@ -41,8 +41,9 @@
 //! 4. dispatch: the arguments judged against the schema the model saw ([`CallOptions::definitions`],
 //!    else the tool's static one), then the tool. **Where it runs:** an async tool is awaited
 //!    under its timeout (the future is dropped when it expires); a sync tool runs inline on the
-//!    caller's thread (inside `block_in_place` on a multi-thread runtime), at the cost of a
-//!    function call and with no timeout, since a thread cannot be stopped; a sync tool declared
+//!    caller's thread (inside `block_in_place` on a multi-thread runtime with the feature
+//!    `multi-thread`, on by default), at the cost of a function call and with no timeout,
+//!    since a thread cannot be stopped; a sync tool declared
 //!    `#[tool(blocking)]` runs on tokio's blocking pool under its timeout, and when that
 //!    expires the model is answered and the thread is left to finish; so does any sync tool
 //!    in a turn's concurrent batch, or in a turn that can be cancelled
@@ -93,7 +94,9 @@ pub struct CallOptions {
     turn: Option<Arc<TurnBudget>>,
     definitions: Option<Definitions>,
     /// A sync tool runs on the worker as is, without `block_in_place` (which costs a core
-    /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does.
+    /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does (which
+    /// needs `multi-thread`, so the field is read only with it).
+    #[cfg(feature = "mcp")]
     on_worker: bool,
     /// A sync tool runs on the blocking pool under its timeout, as a `blocking` one does: for
     /// a turn's concurrent batch, whose calls share one task (inline, they would run one by
@@ -367,6 +370,15 @@ impl Call<'_> {
         }
     }
 
+    /// Whether a sync tool runs on the async worker as is (see `CallOptions::on_worker`).
+    #[cfg(feature = "multi-thread")]
+    fn on_worker(&self) -> bool {
+        #[cfg(feature = "mcp")]
+        return self.options.on_worker;
+        #[cfg(not(feature = "mcp"))]
+        false
+    }
+
     /// Step 4 for a sync tool, on this thread.
     fn run_inline(&self) -> ToolAnswer {
         let Some(tool) = self.tool() else {
@@ -376,16 +388,17 @@ impl Call<'_> {
         };
         let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
         let run = || run_sync(tool, self.args, &self.ctx, &judge);
-        // On a multi-thread runtime, let the executor move its other tasks off this worker.
-        match tokio::runtime::Handle::try_current() {
-            Ok(handle)
-                if !self.options.on_worker
-                    && handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread =>
-            {
-                tokio::task::block_in_place(run)
-            }
-            _ => run(),
+        // On a multi-thread runtime, let the executor move its other tasks off this worker
+        // (without the `multi-thread` feature the tool runs on the worker, as `on_worker`).
+        #[cfg(feature = "multi-thread")]
+        if !self.on_worker()
+            && tokio::runtime::Handle::try_current().is_ok_and(|handle| {
+                handle.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+            })
+        {
+            return tokio::task::block_in_place(run);
         }
+        run()
     }
 
     /// Step 4: dispatch, where the tool's kind says (see the module docs).

@@ -89,12 +89,11 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use futures_util::future::{Either, select};
-use futures_util::{StreamExt, stream};
 use tokio::sync::Notify;
 
 use crate::answer::ToolAnswer;
 use crate::budget::TurnBudget;
+use crate::combinators::{bounded, unless};
 use crate::context::ToolContext;
 use crate::pipeline::CallOptions;
 use crate::provider::ToolCall;
@@ -319,27 +318,15 @@ impl ToolRegistry {
                 answers.push(self.run_in_turn(call, ctx, alone, cancel).await);
                 continue;
             }
-            let mut slots: Vec<Option<ToolAnswer>> = vec![None; batch.len()];
-            // The futures are made first (they do nothing until polled): a stream holding the
-            // closure makes rustc fail to prove the turn's future `Send` (a known limit of its
-            // higher-ranked lifetime inference; `the_turn_future_can_be_spawned` pins it).
+            // The futures are made first (they do nothing until polled), outside any closure
+            // the running holds: rustc's higher-ranked lifetime inference could otherwise fail
+            // to prove the turn's future `Send` (`the_turn_future_can_be_spawned` pins it).
             let pooled = &pooled;
-            let calls: Vec<_> =
-                batch
-                    .iter()
-                    .enumerate()
-                    .map(|(i, call)| async move {
-                        (i, self.run_in_turn(call, ctx, pooled, cancel).await)
-                    })
-                    .collect();
-            let mut running = stream::iter(calls).buffer_unordered(turn.max_concurrency);
-            while let Some((i, answer)) = running.next().await {
-                slots[i] = Some(answer);
-            }
-            answers.extend(batch.iter().zip(slots).map(|(call, slot)| {
-                // Every future of the batch yields once; the fallback keeps "always an answer".
-                slot.unwrap_or_else(|| ToolAnswer::error(format!("{} got no answer", call.name)))
-            }));
+            let calls: Vec<_> = batch
+                .iter()
+                .map(|call| self.run_in_turn(call, ctx, pooled, cancel))
+                .collect();
+            answers.extend(bounded(calls, turn.max_concurrency).await);
         }
         answers
     }
@@ -366,9 +353,9 @@ impl ToolRegistry {
             return not_run(&call.name);
         }
         let running = pin!(self.call_with(&call.name, &call.arguments, &ctx, options));
-        match select(running, pin!(cancel.cancelled())).await {
-            Either::Left((answer, _)) => answer,
-            Either::Right(((), _)) => {
+        match unless(running, pin!(cancel.cancelled())).await {
+            Some(answer) => answer,
+            None => {
                 tracing::info!(tool = %call.name, "turn cancelled while the call was running");
                 interrupted(&call.name)
             }

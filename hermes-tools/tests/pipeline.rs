@@ -374,6 +374,28 @@ fn a_sync_tool_not_declared_blocking_runs_on_the_callers_thread() {
     assert_eq!(answer.to_value(), json!({ "result": here }));
 }
 
+#[test]
+fn the_async_form_runs_a_sync_tool_on_the_worker_of_a_multi_thread_runtime() {
+    // With the `multi-thread` feature inside `block_in_place`, without it as is: on the
+    // calling task's thread either way, and CI runs this test both ways.
+    let registry = std::sync::Arc::new(registry(&["whereami"]));
+    let multi = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (here, answer) = multi.block_on(async move {
+        tokio::spawn(async move {
+            let here = whereami();
+            let answer = registry.call("whereami", "{}", &ctx()).await;
+            (here, answer.to_value())
+        })
+        .await
+        .unwrap()
+    });
+    assert_eq!(answer, json!({ "result": here }));
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn the_async_form_runs_sync_tools_off_the_executor() {
     let registry = demo();

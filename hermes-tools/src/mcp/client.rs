@@ -83,8 +83,8 @@ mod stdout;
 mod supervisor;
 mod utility;
 
-/// The future a [`Sampler`] or an [`Elicitor`] returns (futures-util's, re-exported).
-pub use futures_util::future::BoxFuture;
+/// The future a [`Sampler`] or an [`Elicitor`] returns (the same type as futures-util's).
+pub use crate::combinators::BoxFuture;
 pub use requests::{
     ElicitationReply, ElicitationRequest, Elicitor, Sampler, SamplingMessageText, SamplingReply,
     SamplingRequest, SamplingRole,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
-use futures_util::future::BoxFuture;
+use crate::combinators::BoxFuture;
 use serde_json::Value;
 
 use super::{Annotations, SchemaContext, SchemaOverride};

@@ -8,7 +8,7 @@ mod rendered;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use futures_util::future::BoxFuture;
+use crate::combinators::BoxFuture;
 use serde_json::Value;
 
 use crate::answer::{IntoAnswer, ToolAnswer};

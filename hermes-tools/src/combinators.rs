@@ -1,0 +1,146 @@
+//! The few future combinators the runtime needs, written on `std` so that a library of tools
+//! does not build `futures-util` (about a tenth of a featureless build's CPU time; README,
+//! "Build cost"). The MCP features, which bring it anyway through rmcp, use it directly.
+
+use std::any::Any;
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::Pin;
+use std::task::Poll;
+
+/// An owned, boxed, `Send` future: the same type as `futures::future::BoxFuture`, so the two
+/// names are interchangeable.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Awaits `future`, catching a panic in any of its polls (as `FutureExt::catch_unwind`).
+pub(crate) async fn caught<T>(mut future: BoxFuture<'_, T>) -> Result<T, Box<dyn Any + Send>> {
+    poll_fn(
+        |cx| match catch_unwind(AssertUnwindSafe(|| future.as_mut().poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(panic) => Poll::Ready(Err(panic)),
+        },
+    )
+    .await
+}
+
+/// Awaits `work` unless `stop` completes first: `Some` with `work`'s output, `None` when
+/// stopped. `work` is polled first, so an output ready at the same time as the stop is kept.
+pub(crate) async fn unless<T>(
+    work: Pin<&mut (impl Future<Output = T> + ?Sized)>,
+    stop: Pin<&mut (impl Future<Output = ()> + ?Sized)>,
+) -> Option<T> {
+    let (mut work, mut stop) = (work, stop);
+    poll_fn(|cx| {
+        if let Poll::Ready(value) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        stop.as_mut().poll(cx).map(|()| None)
+    })
+    .await
+}
+
+/// Runs `futures` concurrently, at most `limit` (at least one) of them started at a time, in
+/// order, and returns their outputs at their indices (as `buffer_unordered`, collected).
+///
+/// Every wake-up polls the running futures again, which costs nothing next to a tool call for
+/// the handful a turn runs at once.
+pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::Output> {
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    let mut waiting = futures.into_iter().enumerate();
+    let mut running: Vec<(usize, Pin<Box<F>>)> = Vec::new();
+    poll_fn(|cx| {
+        loop {
+            while running.len() < limit.max(1) {
+                let Some((i, future)) = waiting.next() else {
+                    break;
+                };
+                running.push((i, Box::pin(future)));
+            }
+            if running.is_empty() {
+                return Poll::Ready(());
+            }
+            let before = running.len();
+            running.retain_mut(|(i, future)| match future.as_mut().poll(cx) {
+                Poll::Ready(output) => {
+                    outputs[*i] = Some(output);
+                    false
+                }
+                Poll::Pending => true,
+            });
+            // Slots freed: start the next futures now rather than at the next wake-up.
+            if running.len() == before {
+                return Poll::Pending;
+            }
+        }
+    })
+    .await;
+    // Every future ran to its end above, so every slot is filled.
+    outputs.into_iter().flatten().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn bounded_keeps_order_and_the_limit() {
+        let now = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let futures: Vec<_> = (0..7u64)
+            .map(|i| {
+                let (now, most) = (now.clone(), most.clone());
+                async move {
+                    let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(running, Ordering::SeqCst);
+                    // Later futures finish first: the outputs still come back in order.
+                    tokio::time::sleep(Duration::from_millis(70 - 10 * i)).await;
+                    now.fetch_sub(1, Ordering::SeqCst);
+                    i * 2
+                }
+            })
+            .collect();
+        assert_eq!(bounded(futures, 3).await, vec![0, 2, 4, 6, 8, 10, 12]);
+        assert_eq!(most.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test]
+    async fn bounded_of_nothing_and_a_zero_limit() {
+        assert!(
+            bounded(Vec::<std::future::Ready<u8>>::new(), 4)
+                .await
+                .is_empty()
+        );
+        let one = vec![std::future::ready(1u8), std::future::ready(2)];
+        assert_eq!(bounded(one, 0).await, vec![1, 2]);
+    }
+
+    #[tokio::test]
+    async fn caught_turns_a_panic_in_a_poll_into_an_error() {
+        let panics: BoxFuture<'_, u8> = Box::pin(async {
+            tokio::task::yield_now().await;
+            panic!("in the second poll")
+        });
+        let panic = caught(panics).await.unwrap_err();
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"in the second poll"));
+        assert_eq!(caught(Box::pin(async { 5 })).await.unwrap(), 5);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn unless_keeps_the_work_or_stops() {
+        let work = std::pin::pin!(tokio::time::sleep(Duration::from_secs(5)));
+        let stop = std::pin::pin!(tokio::time::sleep(Duration::from_secs(1)));
+        assert_eq!(unless(work, stop).await, None);
+        let work = std::pin::pin!(async { 3 });
+        let stop = std::pin::pin!(std::future::ready(()));
+        assert_eq!(
+            unless(work, stop).await,
+            Some(3),
+            "work ready with the stop wins"
+        );
+    }
+}
