@@ -44,6 +44,8 @@
 //! `--disable` leave on; `call` starts only the server of the tool it calls (none for a tool
 //! that is not a server's).
 
+#[cfg(feature = "mcp-remote")]
+mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
 
@@ -537,6 +539,11 @@ fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::c
     // A server's question is asked on the terminal, when there is one to ask on.
     if matches!(command, Command::Call { .. }) && io::IsTerminal::is_terminal(&io::stdin()) {
         options.elicitor = Some(Arc::new(elicit::TerminalElicitor));
+    }
+    // A server's authorization is approved in a browser, its URL shown on the terminal.
+    #[cfg(feature = "mcp-remote")]
+    if io::IsTerminal::is_terminal(&io::stderr()) {
+        options.authorizer = Some(Arc::new(authorize::LoopbackAuthorizer));
     }
     match crate::mcp::client::McpSession::start_with(registry, &config, &selection, options) {
         Ok(session) => Some(session),

@@ -45,7 +45,10 @@ mod mcp;
 
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::display_url;
-pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
+pub use mcp::{
+    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, OAuthConfig,
+    SamplingConfig,
+};
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;

@@ -257,6 +257,31 @@ async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variab
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oauth_server_without_an_authorizer_fails_saying_what_is_missing_beside_one_that_runs() {
+    let token = "t0k3n-for-oauth-test";
+    let guarded = Remote::bearer(token);
+    let open = Remote::bearer(token);
+    let mut oauth = remote(&guarded.url(), &[]);
+    oauth.oauth = Some(hermes_tools::config::OAuthConfig::default());
+    let bearer = format!("Bearer {token}");
+    let registry = ToolRegistry::new();
+    let config = config([
+        ("guarded", oauth),
+        ("open", remote(&open.url(), &[("Authorization", &bearer)])),
+    ]);
+    // No `McpOptions::authorizer`: nobody can approve an authorization.
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let status = clients.status("guarded").expect("reported");
+    let reason = failure_of(&status);
+    assert!(reason.contains("no authorizer"), "{reason}");
+    assert!(reason.contains(&guarded.url()), "{reason}");
+    assert!(!reason.contains(token), "{reason}");
+    let open = clients.status("open").expect("reported");
+    assert!(!tools_of(&open).is_empty());
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nothing_listening_at_the_url_fails_the_server_saying_where() {
     let url = format!("http://127.0.0.1:{}/mcp", free_port());
     let registry = ToolRegistry::new();

@@ -117,7 +117,7 @@ fn ask_one(
 
 /// A server's text as the terminal may show it: control characters (escape sequences that
 /// could rewrite the screen or the clipboard) written as escapes, line breaks kept.
-fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             let escaped: Vec<char> = if c.is_control() && c != '\n' {

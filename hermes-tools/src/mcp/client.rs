@@ -69,8 +69,11 @@ use crate::toolsets::{Composite, Selection};
 
 mod answer;
 mod breaker;
+#[cfg(feature = "mcp-remote")]
+mod expand;
 mod naming;
 pub(crate) mod normalise;
+mod oauth;
 mod remote;
 mod requests;
 mod rest;
@@ -85,6 +88,7 @@ mod utility;
 
 /// The future a [`Sampler`] or an [`Elicitor`] returns (the same type as futures-util's).
 pub use crate::combinators::BoxFuture;
+pub use oauth::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS};
 pub use requests::{
     ElicitationReply, ElicitationRequest, Elicitor, Sampler, SamplingMessageText, SamplingReply,
     SamplingRequest, SamplingRole,
@@ -113,6 +117,9 @@ pub struct McpOptions {
     /// Asks the user what servers want to know (none: elicitation is not offered). See
     /// [`Elicitor`].
     pub elicitor: Option<Arc<dyn Elicitor>>,
+    /// Has the user approve servers' OAuth authorizations (none: a server with no stored
+    /// token cannot be authorized). See [`Authorizer`].
+    pub authorizer: Option<Arc<dyn Authorizer>>,
 }
 
 impl Default for McpOptions {
@@ -124,6 +131,7 @@ impl Default for McpOptions {
             clock: Arc::new(SystemClock),
             sampler: None,
             elicitor: None,
+            authorizer: None,
         }
     }
 }

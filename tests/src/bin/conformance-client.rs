@@ -13,15 +13,20 @@
 //! | `tools_call` | calls `add_numbers` |
 //! | `elicitation-sep1034-client-defaults` | calls `test_client_elicitation_defaults` |
 //! | `sse-retry` | calls `test_reconnection` (its stream closes; the client resumes it) |
+//! | `auth/*` | authorizes (`[mcp_servers.test.oauth]`, with the suite's pre-registered client from `MCP_CONFORMANCE_CONTEXT` when it gives one) and calls every tool |
+//!
+//! The user's approval is headless: the suite's authorization server approves at once and
+//! redirects; [`Headless`] reads that redirect instead of a browser following it.
 //!
 //! It prints each answer and exits 1 when the server did not start or a call failed.
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::config::{Config, McpServerConfig, OAuthConfig};
 use hermes_tools::mcp::client::{
-    BoxFuture, ElicitationReply, ElicitationRequest, Elicitor, McpClients, McpOptions, ServerState,
+    AuthorizationPrompt, Authorizer, BoxFuture, ElicitationReply, ElicitationRequest, Elicitor,
+    McpClients, McpOptions, ServerState,
 };
 use hermes_tools::{Selection, ToolContext, ToolRegistry};
 use serde_json::Map;
@@ -34,6 +39,54 @@ impl Elicitor for AcceptDefaults {
     fn elicit(&self, _request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
         Box::pin(async { ElicitationReply::Accept(Map::new()) })
     }
+}
+
+/// Approves every authorization: fetches the authorization URL and returns where its answer
+/// redirects (the suite's authorization server approves without asking).
+#[derive(Debug)]
+struct Headless;
+
+impl Authorizer for Headless {
+    fn authorize(&self, prompt: AuthorizationPrompt) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(async move {
+            let http = reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .map_err(|err| err.to_string())?;
+            let response = http
+                .get(&prompt.url)
+                .send()
+                .await
+                .map_err(|err| err.to_string())?;
+            let location = response.headers().get("location");
+            location
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+                .ok_or_else(|| {
+                    format!(
+                        "the authorization answered {}, no redirect",
+                        response.status()
+                    )
+                })
+        })
+    }
+}
+
+/// The OAuth settings of an `auth/*` scenario: the suite's client metadata document URL, and
+/// its pre-registered client when `MCP_CONFORMANCE_CONTEXT` names one.
+fn oauth() -> OAuthConfig {
+    let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default();
+    let text = |key: &str| context[key].as_str().map(str::to_owned);
+    let mut oauth = OAuthConfig::default();
+    oauth.client_metadata_url =
+        Some("https://conformance-test.local/client-metadata.json".to_owned());
+    oauth.redirect_uri = "http://localhost:3000/callback".to_owned();
+    oauth.client_id = text("client_id");
+    oauth.client_secret = text("client_secret");
+    oauth
 }
 
 /// The tool a scenario's server expects to be called, with its arguments.
@@ -59,12 +112,17 @@ async fn main() -> ExitCode {
     // The pinned suite (0.1.16) knows the protocol up to 2025-11-25 and checks that
     // `initialize` offers it; our client otherwise offers rmcp's newest, 2026-07-28.
     server.protocol_version = Some("2025-11-25".to_owned());
+    let auth = scenario.starts_with("auth/");
+    if auth {
+        server.oauth = Some(oauth());
+    }
     let config = Config {
         mcp_servers: [("test".to_owned(), server)].into(),
         ..Config::default()
     };
     let options = McpOptions {
         elicitor: Some(Arc::new(AcceptDefaults)),
+        authorizer: Some(Arc::new(Headless)),
         ..McpOptions::default()
     };
     let registry = ToolRegistry::new();
@@ -73,6 +131,16 @@ async fn main() -> ExitCode {
     let mut failed = !matches!(status, Some(ServerState::Running { .. }));
     if failed {
         eprintln!("error: the server did not start: {status:?}");
+    } else if auth {
+        let snapshot = registry.snapshot();
+        let tools = snapshot
+            .names()
+            .filter(|name| name.starts_with("mcp__test__"));
+        for tool in tools {
+            let answer = registry.call(tool, "{}", &ToolContext::new()).await;
+            println!("{tool}: {answer}");
+            failed |= answer.is_error();
+        }
     } else if let Some((tool, args)) = call_of(&scenario) {
         let answer = registry
             .call(&format!("mcp__test__{tool}"), args, &ToolContext::new())

@@ -22,6 +22,7 @@ pub(super) async fn connect(
     url: &str,
     headers: &BTreeMap<String, String>,
     legacy_sse: bool,
+    oauth: Option<&std::sync::Arc<super::oauth::OAuth>>,
 ) -> Result<Running, String> {
     use rmcp::service::ServiceExt;
     use rmcp::transport::StreamableHttpClientTransport;
@@ -31,9 +32,11 @@ pub(super) async fn connect(
     for (name, value) in headers {
         let header = http::HeaderName::try_from(name.as_str())
             .map_err(|_| format!("header name {name:?} is not a valid HTTP header name"))?;
-        let value = http::HeaderValue::try_from(expand(name, value)?).map_err(|_| {
-            format!("header `{name}` holds a character an HTTP header value cannot carry")
-        })?;
+        let value =
+            http::HeaderValue::try_from(super::expand::expand(&format!("header `{name}`"), value)?)
+                .map_err(|_| {
+                    format!("header `{name}` holds a character an HTTP header value cannot carry")
+                })?;
         set.insert(header, value);
     }
     install_crypto_provider();
@@ -61,10 +64,22 @@ pub(super) async fn connect(
         .filter_map(|(name, value)| Some((name?, value)))
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    let transport = StreamableHttpClientTransport::from_config(config);
+    let Some(oauth) = oauth else {
+        let transport = StreamableHttpClientTransport::from_config(config);
+        return super::session::initialised(limit, handler.serve(transport))
+            .await
+            .map_err(at);
+    };
+    let http = reqwest::Client::builder()
+        .build()
+        .map_err(|err| at(format!("the HTTP client could not be built: {err}")))?;
+    let client = oauth.client(http).await.map_err(at)?;
+    let transport = StreamableHttpClientTransport::with_client(client, config);
+    let limit = oauth.connect_limit(limit);
     super::session::initialised(limit, handler.serve(transport))
         .await
-        .map_err(at)
+        // What the authorization said explains a failure better than the 401 it left.
+        .map_err(|err| at(oauth.failure().unwrap_or(err)))
 }
 
 /// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.
@@ -75,6 +90,7 @@ pub(super) async fn connect(
     url: &str,
     _headers: &BTreeMap<String, String>,
     _legacy_sse: bool,
+    _oauth: Option<&std::sync::Arc<super::oauth::OAuth>>,
 ) -> Result<Running, String> {
     Err(format!(
         "{} is a remote server, and this build has no remote MCP client: build hermes-tools \
@@ -94,56 +110,4 @@ fn install_crypto_provider() {
             let _ = rustls::crypto::ring::default_provider().install_default();
         }
     });
-}
-
-/// `value` with every `${NAME}` replaced by the environment variable `NAME`.
-#[cfg(feature = "mcp-remote")]
-fn expand(header: &str, value: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(value.len());
-    let mut rest = value;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!(
-                "header `{header}` opens `${{` without a closing `}}`: write `${{NAME}}`"
-            ));
-        };
-        let name = &after[..end];
-        if name.is_empty() {
-            return Err(format!("header `{header}` holds `${{}}`: name a variable"));
-        }
-        match std::env::var(name) {
-            Ok(found) => out.push_str(&found),
-            Err(_) => {
-                return Err(format!(
-                    "header `{header}` names the environment variable {name}, which is not set \
-                     (or not UTF-8)"
-                ));
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    #[cfg(feature = "mcp-remote")]
-    fn variables_are_expanded_and_a_missing_one_is_named_without_any_value() {
-        // PATH is set in every environment the tests run in.
-        let path = std::env::var("PATH").expect("PATH is set");
-        assert_eq!(expand("X", "a ${PATH} b").unwrap(), format!("a {path} b"));
-        assert_eq!(expand("X", "no $VARS {here}").unwrap(), "no $VARS {here}");
-        let missing = expand("Authorization", "Bearer ${HERMES_SURELY_UNSET_VAR}").unwrap_err();
-        assert!(missing.contains("`Authorization`"), "{missing}");
-        assert!(missing.contains("HERMES_SURELY_UNSET_VAR"), "{missing}");
-        let open = expand("X", "${PATH").unwrap_err();
-        assert!(open.contains("without a closing"), "{open}");
-        assert!(expand("X", "${}").unwrap_err().contains("name a variable"));
-    }
 }

@@ -23,6 +23,7 @@ use tokio::task::JoinHandle;
 use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
+use super::oauth::OAuth;
 use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
@@ -56,6 +57,8 @@ pub(crate) struct Server {
     pub(crate) answerers: Arc<Answerers>,
     /// Its calls, for resting (see [`super::rest`]).
     pub(crate) activity: Activity,
+    /// Its OAuth authorization (`[mcp_servers.<name>.oauth]`), kept across connections.
+    pub(crate) oauth: Option<Arc<OAuth>>,
     peer: RwLock<Option<Peer<RoleClient>>>,
     report: Mutex<Report>,
 }
@@ -125,6 +128,7 @@ impl Server {
                 Arc::clone(&options.clock),
             )),
             activity: Activity::new(),
+            oauth: authorization(name, config, options),
             peer: RwLock::new(None),
             report: Mutex::new(Report {
                 state,
@@ -569,6 +573,21 @@ pub(crate) fn plan(
 }
 
 /// Where the server is, as reports show it.
+/// The authorization of a Streamable HTTP server configured with `oauth`.
+fn authorization(name: &str, config: &McpServerConfig, options: &McpOptions) -> Option<Arc<OAuth>> {
+    #[cfg(feature = "mcp-remote")]
+    if let (McpTransport::Http { url, .. }, Some(oauth)) = (&config.transport, &config.oauth) {
+        return Some(Arc::new(OAuth::new(
+            name,
+            url,
+            oauth,
+            options.authorizer.clone(),
+        )));
+    }
+    let _ = (name, config, options);
+    None
+}
+
 fn display_endpoint(transport: &McpTransport) -> String {
     match transport {
         McpTransport::Stdio { command, args, .. } => display_command(command, args),

@@ -292,10 +292,11 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
             super::stdio::connect(name, &server.endpoint, handler, limit, command, args, env).await
         }
         McpTransport::Http { url, headers } => {
-            super::remote::connect(handler, limit, url, headers, false).await
+            let oauth = server.oauth.as_ref();
+            super::remote::connect(handler, limit, url, headers, false, oauth).await
         }
         McpTransport::Sse { url, headers } => {
-            super::remote::connect(handler, limit, url, headers, true).await
+            super::remote::connect(handler, limit, url, headers, true, None).await
         }
     }
 }
