@@ -134,6 +134,56 @@ async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
+    let sampler = Arc::new(TestSampler::default());
+    let options = McpOptions {
+        sampler: Some(sampler.clone()),
+        ..McpOptions::default()
+    };
+    // Two servers, one allowed the sampler's model by prefix, one not.
+    let mut config = everything(100, 10);
+    let mut allowed = config.mcp_servers["everything"].clone();
+    allowed.sampling.allowed_models = vec!["test-model-*".to_owned()];
+    let mut denied = allowed.clone();
+    denied.sampling.allowed_models = vec!["other-model".to_owned()];
+    config.mcp_servers = [
+        ("allowed".to_owned(), allowed),
+        ("denied".to_owned(), denied),
+    ]
+    .into();
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
+    let ok = call(
+        &registry,
+        "mcp__allowed__trigger_sampling_request",
+        json!({"prompt": "hi"}),
+    )
+    .await;
+    assert!(ok.as_str().contains("sampled: "), "{ok}");
+    let withheld = call(
+        &registry,
+        "mcp__denied__trigger_sampling_request",
+        json!({"prompt": "hi"}),
+    )
+    .await;
+    let text = withheld.as_str();
+    assert!(
+        text.contains("allowed_models") && text.contains("other-model"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("sampled: "),
+        "the reply reached the server: {text}"
+    );
+    {
+        let seen = sampler.seen.lock();
+        assert_eq!(seen.len(), 2, "both asked the sampler");
+        assert_eq!(seen[1].allowed_models, ["other-model"]);
+    }
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does_not_ask() {
     let registry = ToolRegistry::new();
     let clients = McpClients::start(&registry, &everything(100, 10), &Selection::default()).await;

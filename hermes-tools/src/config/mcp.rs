@@ -251,6 +251,11 @@ pub struct SamplingConfig {
     pub max_tokens: u32,
     /// The most requests in any minute; more are refused (default 10).
     pub max_per_minute: u32,
+    /// The models that may answer this server (empty, the default: any). The sampler is told
+    /// them and sees only the server's hints among them; a reply by another model is not
+    /// sent, and the server is answered with an error naming the list. A name ending in `*`
+    /// is a prefix (`claude-haiku-*`).
+    pub allowed_models: Vec<String>,
 }
 
 impl Default for SamplingConfig {
@@ -259,6 +264,7 @@ impl Default for SamplingConfig {
             enabled: true,
             max_tokens: 4096,
             max_per_minute: 10,
+            allowed_models: Vec::new(),
         }
     }
 }

@@ -85,6 +85,9 @@ pub struct SamplingRequest {
     pub model_hints: Vec<String>,
     /// Sequences that end the generation.
     pub stop_sequences: Vec<String>,
+    /// The models the operator allows for this server (`sampling.allowed_models`; empty:
+    /// any). A reply by another model is refused; `model_hints` holds only allowed ones.
+    pub allowed_models: Vec<String>,
 }
 
 impl SamplingRequest {
@@ -103,6 +106,7 @@ impl SamplingRequest {
             temperature: None,
             model_hints: Vec::new(),
             stop_sequences: Vec::new(),
+            allowed_models: Vec::new(),
         }
     }
 }
@@ -289,8 +293,10 @@ impl Answerers {
                 .unwrap_or_default()
                 .into_iter()
                 .filter_map(|hint| hint.name)
+                .filter(|hint| self.allows(hint))
                 .collect(),
             stop_sequences: params.stop_sequences.unwrap_or_default(),
+            allowed_models: self.sampling.allowed_models.clone(),
         };
         // The server is not trusted with what a provider's error may quote (a key).
         let reply = sampler.sample(request).await.map_err(|message| {
@@ -299,10 +305,31 @@ impl Answerers {
                 None,
             )
         })?;
+        if !self.allows(&reply.model) {
+            tracing::warn!(server = %name, model = %reply.model, "MCP sampling reply withheld: model not allowed");
+            return Err(McpError::invalid_request(
+                format!(
+                    "sampling refused: the agent's model is not one server {name:?} may be \
+                     answered by (its `sampling.allowed_models`: {})",
+                    self.sampling.allowed_models.join(", ")
+                ),
+                None,
+            ));
+        }
         let message = SamplingMessage::assistant_text(reply.text);
         let mut result = CreateMessageResult::new(message, reply.model);
         result.stop_reason = reply.stop_reason;
         Ok(result)
+    }
+
+    /// Whether `model` may answer this server (`sampling.allowed_models`).
+    fn allows(&self, model: &str) -> bool {
+        let allowed = &self.sampling.allowed_models;
+        allowed.is_empty()
+            || allowed.iter().any(|name| match name.strip_suffix('*') {
+                Some(prefix) => model.starts_with(prefix),
+                None => model == name,
+            })
     }
 
     /// Answers `elicitation/create` through the agent's elicitor (form mode only: a URL
