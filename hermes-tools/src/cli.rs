@@ -20,7 +20,8 @@
 //! approval), `plugins` (every plugin found: status, tools,
 //! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
 //! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
-//! MCP: on stdio, or on Streamable HTTP at a loopback address, printing
+//! MCP: on stdio, or on Streamable HTTP at a loopback address (any address with
+//! `--token-file PATH` or `--token-env NAME`: every request then needs a bearer token), printing
 //! `listening on http://ADDR/mcp` to stderr once bound; `--agent-loop-tools` serves `todo` and
 //! the other agent-loop tools, each MCP session with its own state; `--allow-origin`,
 //! `--max-sessions`, `--session-idle-secs` and `--max-message-bytes` set the limits of
@@ -120,8 +121,8 @@ enum Command {
         /// Comma-separated toolsets to leave out.
         #[arg(long, value_delimiter = ',')]
         disable: Vec<String>,
-        /// Serve Streamable HTTP at this loopback address (port 0: any free port) instead of
-        /// stdio; the endpoint is http://ADDR/mcp.
+        /// Serve Streamable HTTP at this address (port 0: any free port) instead of stdio; the
+        /// endpoint is http://ADDR/mcp. Loopback only, unless tokens are required.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
         #[command(flatten)]
@@ -147,6 +148,19 @@ struct ServeFlags {
     /// Seconds an HTTP session may stay idle before it ends [default: 1800].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     session_idle_secs: Option<u64>,
+    /// Require a bearer token on every HTTP request, from this file (one per line; `#`
+    /// comments): with it, `--http` may listen beyond loopback.
+    #[arg(long, value_name = "PATH", requires = "http")]
+    token_file: Option<std::path::PathBuf>,
+    /// Require a bearer token on every HTTP request, from this environment variable (tokens
+    /// separated by spaces or commas).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "http",
+        conflicts_with = "token_file"
+    )]
+    token_env: Option<String>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -581,7 +595,7 @@ impl Cli {
         http: Option<std::net::SocketAddr>,
         flags: ServeFlags,
     ) -> ExitCode {
-        use crate::mcp::server::{ServeError, ToolServer};
+        use crate::mcp::server::{BearerTokens, ServeError, ToolServer};
 
         // Each MCP session gets the context in a session of its own (see ToolServer).
         let mut server = ToolServer::new(self.tools().clone())
@@ -597,6 +611,19 @@ impl Cli {
         }
         if let Some(bytes) = flags.max_message_bytes {
             server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        let tokens = match (&flags.token_file, &flags.token_env) {
+            (Some(path), _) => Some(BearerTokens::from_file(path)),
+            (None, Some(name)) => Some(BearerTokens::from_env(name)),
+            (None, None) => None,
+        };
+        match tokens {
+            Some(Ok(tokens)) => server = server.require_bearer(tokens),
+            Some(Err(err)) => {
+                eprintln!("error: bearer tokens refused: {err}");
+                return ExitCode::from(2);
+            }
+            None => {}
         }
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()

@@ -18,6 +18,8 @@ Scenarios:
                                     era) is refused, not silently lost
     hidden-agent-loop URL           without the opt-in, `todo` and `delegate_task` are neither
                                     listed nor callable
+    http-bearer URL TOKEN           a server requiring a bearer token: refused without it,
+                                    served with it (sent by the SDK's HTTP client)
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
@@ -34,6 +36,8 @@ import mcp_types as types
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.client import Client
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 EXAMPLE_TOOLS = {"read_file", "write_file", "search_files", "terminal", "clarify"}
 PATIENCE = 10.0
@@ -224,6 +228,26 @@ async def hidden_agent_loop(url: str) -> None:
         print(f"ok: {len(names)} tools listed, none of {sorted(AGENT_LOOP_TOOLS)}")
 
 
+async def http_bearer(url: str, token: str) -> None:
+    try:
+        async with streamable_http_client(url) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+    except Exception as error:  # noqa: BLE001 - any failure to connect is the refusal
+        print(f"ok: refused without a token ({type(error).__name__})")
+    else:
+        raise AssertionError("the server was reached without a token")
+    http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
+    async with streamable_http_client(url, http_client=http_client) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            names = {tool.name for tool in (await session.list_tools()).tools}
+            check("test_simple_text" in names, f"{names}")
+            simple = await session.call_tool("test_simple_text", {})
+            check(simple.is_error is False and "simple text" in text_of(simple), repr(simple))
+            print(f"ok: served with the token: {len(names)} tools, a call answered")
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
@@ -232,6 +256,7 @@ SCENARIOS = {
     "http": http,
     "http-sessions": http_sessions,
     "hidden-agent-loop": hidden_agent_loop,
+    "http-bearer": http_bearer,
 }
 
 

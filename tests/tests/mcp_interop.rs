@@ -87,8 +87,13 @@ impl HttpServer {
 
     /// `BINARY serve --http 127.0.0.1:0 FLAGS...`.
     fn start_with(binary: &str, flags: &[&str]) -> Self {
+        Self::start_at(binary, "127.0.0.1:0", flags)
+    }
+
+    /// `BINARY serve --http ADDR FLAGS...`; its URL reaches it through loopback.
+    fn start_at(binary: &str, addr: &str, flags: &[&str]) -> Self {
         let mut child = Command::new(binary)
-            .args(["serve", "--http", "127.0.0.1:0"])
+            .args(["serve", "--http", addr])
             .args(flags)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -101,7 +106,7 @@ impl HttpServer {
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(url) = line.strip_prefix("listening on ") {
-                    let _ = found.send(url.to_owned());
+                    let _ = found.send(url.replacen("0.0.0.0", "127.0.0.1", 1));
                 } else {
                     eprintln!("server: {line}");
                 }
@@ -319,6 +324,83 @@ fn python_client_hears_list_changed_on_a_listen_subscription() {
         "{out}"
     );
     assert!(out.contains("ok: the new tool is listed"), "{out}");
+}
+
+/// A raw `initialize` POSTed to `url` (`http://HOST:PORT/mcp`) with `authorization`: the
+/// status line and the `WWW-Authenticate` header of the answer.
+fn post_initialize(url: &str, authorization: Option<&str>) -> (String, Option<String>) {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .expect("an http URL");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let credentials = authorization
+        .map(|value| format!("Authorization: {value}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{credentials}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(authority).expect("the server listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut answer = Vec::new();
+    // An SSE answer stays open; its head is all that is read.
+    let mut buffer = [0u8; 4096];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let status = text.lines().next().unwrap_or_default().to_owned();
+    let challenge = text.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("www-authenticate")
+            .then(|| value.trim().to_owned())
+    });
+    (status, challenge)
+}
+
+#[test]
+fn serve_beyond_loopback_requires_a_bearer_token_and_serves_the_python_sdk_with_it() {
+    let (status, output) = run(
+        Command::new(SERVER).args(["serve", "--http", "0.0.0.0:0"]),
+        Duration::from_secs(30),
+    );
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "{output}");
+    assert!(
+        output.contains("without authentication") && output.contains("--token-file"),
+        "{output}"
+    );
+
+    let token = "3f9c2a7d1e5b8c0f4a6d2e9b7c1f3a5d";
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("tokens");
+    std::fs::write(&file, format!("# issued to the test\n{token}\n")).expect("written");
+    let server = HttpServer::start_at(
+        SERVER,
+        "0.0.0.0:0",
+        &["--token-file", file.to_str().expect("UTF-8")],
+    );
+    let (status, challenge) = post_initialize(&server.url, None);
+    assert!(status.starts_with("HTTP/1.1 401"), "{status}");
+    assert_eq!(challenge.as_deref(), Some(r#"Bearer realm="mcp""#));
+    let wrong = format!("Bearer {}", token.replace('3', "4"));
+    let (status, challenge) = post_initialize(&server.url, Some(&wrong));
+    assert!(status.starts_with("HTTP/1.1 401"), "{status}");
+    assert!(challenge.is_some_and(|c| c.contains("invalid_token")));
+    let (status, _) = post_initialize(&server.url, Some(&format!("Bearer {token}")));
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+
+    let out = python_scenario(&["http-bearer", &server.url, token]);
+    assert!(out.contains("ok: refused without a token"), "{out}");
+    assert!(out.contains("ok: served with the token"), "{out}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! The registry served over MCP: every selected tool, called through the call pipeline.
 //!
 //! A [`ToolServer`] is an `rmcp` [`ServerHandler`](rmcp::ServerHandler) over a
-//! [`ToolRegistry`]. Serve it on stdio (what MCP hosts spawn) or on Streamable HTTP at a
-//! loopback address:
+//! [`ToolRegistry`]. Serve it on stdio (what MCP hosts spawn) or on Streamable HTTP, at a
+//! loopback address, or at any address when every request must carry a bearer token
+//! ([`require_bearer`](ToolServer::require_bearer)):
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -61,7 +62,10 @@
 //! `rmcp` runs the protocol and its sessions; in front of it, the endpoint checks what a
 //! server reachable from a browser must, and answers every error with a JSON-RPC body:
 //!
-//! - `Host` must name a loopback host (DNS rebinding), and `Origin`, when sent, must be a
+//! - with [`require_bearer`](ToolServer::require_bearer), `Authorization: Bearer` must carry
+//!   an accepted token: otherwise 401 with a `WWW-Authenticate: Bearer` challenge;
+//! - `Host` must name a loopback host (DNS rebinding; not checked with tokens, which a
+//!   rebinding page cannot send), and `Origin`, when sent, must be a
 //!   loopback origin or one allowed with [`allow_origins`](ToolServer::allow_origins):
 //!   otherwise 403;
 //! - a body that is not JSON is 400 with -32700, JSON that is not a message 400 with -32600, a
@@ -103,6 +107,7 @@ use crate::registry::ToolRegistry;
 use crate::toolsets::{Selection, SelectionError};
 use crate::{Session, ToolContext};
 
+mod bearer;
 mod convert;
 mod handler;
 mod http;
@@ -111,6 +116,7 @@ mod origin;
 mod stdio;
 mod watch;
 
+pub use bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 pub use convert::annotations;
 pub use http::HttpEndpoint;
 pub use origin::InvalidOrigin;
@@ -162,6 +168,8 @@ struct Limits {
     session_idle_timeout: Duration,
     max_sessions: usize,
     allowed_origins: Vec<String>,
+    /// The tokens every HTTP request must carry (none: loopback only, no token asked).
+    bearer: Option<Arc<BearerTokens>>,
 }
 
 impl Clone for ToolServer {
@@ -208,8 +216,9 @@ pub enum ServeError {
     Selection(#[from] SelectionError),
     /// Streamable HTTP was asked for on an address other than loopback.
     #[error(
-        "refusing to serve MCP on {addr}: the server has no authentication, so it listens only on \
-         loopback addresses (127.0.0.0/8 or [::1]), such as 127.0.0.1:{port}",
+        "refusing to serve MCP on {addr} without authentication: give bearer tokens (`serve \
+         --token-file PATH` or `--token-env NAME`; `ToolServer::require_bearer`), or listen on a \
+         loopback address (127.0.0.0/8 or [::1]), such as 127.0.0.1:{port}",
         port = addr.port()
     )]
     NotLoopback {
@@ -253,6 +262,7 @@ impl ToolServer {
                 session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
                 max_sessions: DEFAULT_MAX_SESSIONS,
                 allowed_origins: Vec::new(),
+                bearer: None,
             },
             implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -338,6 +348,26 @@ impl ToolServer {
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.limits.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Every HTTP request must carry one of `tokens` as `Authorization: Bearer <token>`, or
+    /// it is answered 401 with a `WWW-Authenticate: Bearer` challenge; and
+    /// [`bind_http`](Self::bind_http) may then listen on any address, not only loopback. With
+    /// tokens the `Host` header is not checked (a DNS-rebinding page cannot send the token);
+    /// the `Origin` check stays. Serve TLS in front of it (README, "Serving beyond one machine").
+    ///
+    /// ```
+    /// use hermes_tools::ToolRegistry;
+    /// use hermes_tools::mcp::server::{BearerTokens, ToolServer};
+    ///
+    /// let tokens = BearerTokens::new(["0123456789abcdef0123456789abcdef"]).unwrap();
+    /// let server = ToolServer::new(ToolRegistry::new()).require_bearer(tokens);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn require_bearer(mut self, tokens: BearerTokens) -> Self {
+        self.limits.bearer = Some(Arc::new(tokens));
         self
     }
 
@@ -427,10 +457,11 @@ impl ToolServer {
     ///
     /// # Errors
     ///
-    /// [`ServeError::NotLoopback`] for an address that is not loopback (the server has no
-    /// authentication), an invalid selection or allowed origin, or a failed bind.
+    /// [`ServeError::NotLoopback`] for an address that is not loopback when no token is
+    /// required ([`require_bearer`](Self::require_bearer)), an invalid selection or allowed
+    /// origin, or a failed bind.
     pub async fn bind_http(self, addr: SocketAddr) -> Result<HttpEndpoint, ServeError> {
-        if !addr.ip().is_loopback() {
+        if !addr.ip().is_loopback() && self.limits.bearer.is_none() {
             return Err(ServeError::NotLoopback { addr });
         }
         self.check()?;

@@ -1,8 +1,11 @@
-//! Streamable HTTP: `rmcp`'s tower service at `/mcp` on a loopback address, behind a gate.
+//! Streamable HTTP: `rmcp`'s tower service at `/mcp`, behind a gate.
 //!
 //! `rmcp` runs the protocol and the sessions; the gate (an axum handler in front of it) adds
 //! what a server facing a browser-capable machine needs, and keeps every answer JSON:
 //!
+//! - **tokens**: with [`require_bearer`](super::ToolServer::require_bearer), a request without
+//!   an accepted `Authorization: Bearer` token is answered 401 before anything else reads it
+//!   (see [`bearer`](super::bearer)); without tokens the endpoint listens on loopback only;
 //! - **Origin**: a request from an origin that is neither loopback nor allowed is refused with
 //!   403 (see [`origin`](super::origin)); `Host` is checked by `rmcp` (DNS rebinding);
 //! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
@@ -36,6 +39,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
+use super::bearer::BearerTokens;
 use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::origin::AllowedOrigins;
 use super::{ServeError, ToolServer};
@@ -111,9 +115,13 @@ impl HttpEndpoint {
             "::1".to_owned(),
         ];
         hosts.push(self.addr.ip().to_string());
-        let config = StreamableHttpServerConfig::default()
+        let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
             .with_max_request_body_bytes(limits.max_message_bytes);
+        // A token is what a rebinding page lacks; clients name this host as they reach it.
+        if limits.bearer.is_some() {
+            config = config.disable_allowed_hosts();
+        }
         let sessions_end = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(limits.session_idle_timeout);
@@ -125,6 +133,7 @@ impl HttpEndpoint {
         let gate = Gate {
             service,
             manager,
+            bearer: limits.bearer.clone(),
             origins: self.origins,
             max_sessions: limits.max_sessions,
             max_body: limits.max_message_bytes,
@@ -149,6 +158,8 @@ impl HttpEndpoint {
 struct Gate {
     service: StreamableHttpService<ToolServer, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
+    /// The tokens a request must carry, when required.
+    bearer: Option<Arc<BearerTokens>>,
     origins: AllowedOrigins,
     max_sessions: usize,
     max_body: usize,
@@ -168,6 +179,12 @@ impl Drop for Opening<'_> {
 }
 
 async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
+    if let Some(tokens) = &gate.bearer {
+        let sent = request.headers().get(header::AUTHORIZATION);
+        if !tokens.admits(sent.map(HeaderValue::as_bytes)) {
+            return unauthorized(sent.is_some());
+        }
+    }
     let origin = request
         .headers()
         .get(header::ORIGIN)
@@ -182,6 +199,34 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
         Method::DELETE => gate.delete(request).await,
         _ => gate.forward(request, None).await,
     }
+}
+
+/// 401 for a request without an accepted token, with the challenge RFC 6750 asks for.
+fn unauthorized(sent: bool) -> Response {
+    tracing::warn!(
+        token_sent = sent,
+        "refused an MCP request: no accepted bearer token"
+    );
+    let (challenge, reason) = if sent {
+        (
+            r#"Bearer realm="mcp", error="invalid_token""#,
+            "the bearer token sent is not one this server accepts; send \
+             `Authorization: Bearer <token>` with a token its operator gave you",
+        )
+    } else {
+        (
+            r#"Bearer realm="mcp""#,
+            "this server needs a bearer token: send `Authorization: Bearer <token>` with a \
+             token its operator gave you",
+        )
+    };
+    let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason.to_owned());
+    let mut response = json_error(StatusCode::UNAUTHORIZED, &error);
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
+    response
 }
 
 impl Gate {
