@@ -465,7 +465,7 @@ fn skip_reason(registry: &ToolRegistry, toolset: &str, selection: &Selection) ->
 /// MCP clients with a runtime of their own, for synchronous programs such as the CLI.
 ///
 /// The runtime (one worker thread) keeps the connections alive while the program runs
-/// synchronous code, including [`ToolRegistry::dispatch`]: the servers' tools run their calls
+/// synchronous code, including [`ToolRegistry::call_blocking`]: the servers' tools run their calls
 /// on it whatever thread calls them. Dropping the session stops the servers.
 pub struct McpSession {
     clients: Option<McpClients>,
