@@ -76,6 +76,23 @@ struct Inner {
     tool_call_id: Option<Arc<str>>,
     // Arc, not Box, so that the context stays cheap to clone and to modify (`Arc::make_mut`).
     extensions: HashMap<TypeId, Extension>,
+    /// Where the call's progress goes, when someone follows it.
+    progress: Option<ProgressSink>,
+}
+
+/// Receives a call's [`Progress`] reports.
+type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// How far a call has come, as its tool reports it with [`ToolContext::progress`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// What is done so far; it grows with every report.
+    pub done: f64,
+    /// What there is to do in all, when known.
+    pub total: Option<f64>,
+    /// What is happening now, if the tool said.
+    pub message: Option<String>,
 }
 
 #[derive(Clone)]
@@ -176,6 +193,42 @@ impl ToolContext {
         self.inner.tool_call_id.as_deref()
     }
 
+    /// Reports how far the call has come: `done` of `total` (when known), and what is happening
+    /// (an empty `message`: nothing said). The report goes to whoever follows the call: over
+    /// MCP, a client that asked for progress gets `notifications/progress`. With nobody
+    /// following it costs a branch, so a tool may report freely; reports should grow.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use hermes_tools::ToolContext;
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let ctx = ToolContext::new().with_progress(move |p| sink.lock().unwrap().push(p.done));
+    /// for file in 1..=3 {
+    ///     ctx.progress(f64::from(file), Some(3.0), format!("file {file} of 3"));
+    /// }
+    /// ToolContext::new().progress(1.0, None, ""); // nobody follows: nothing happens
+    /// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+    /// ```
+    pub fn progress(&self, done: f64, total: Option<f64>, message: impl Into<String>) {
+        if let Some(sink) = &self.inner.progress {
+            let message = message.into();
+            sink(Progress {
+                done,
+                total,
+                message: (!message.is_empty()).then_some(message),
+            });
+        }
+    }
+
+    /// The same context, its [`progress`](Self::progress) reports sent to `sink` (the MCP
+    /// server sets one for each call whose client asked for progress).
+    pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        Arc::make_mut(&mut self.inner).progress = Some(Arc::new(sink));
+        self
+    }
+
     /// The registry this context runs on, type-erased.
     pub(crate) fn runner(&self) -> Option<&Runner> {
         self.runner.as_ref()
@@ -212,6 +265,7 @@ impl fmt::Debug for ToolContext {
             .field("session", &self.session())
             .field("tool_call_id", &self.tool_call_id())
             .field("extensions", &extensions)
+            .field("progress_followed", &self.inner.progress.is_some())
             .field("on_registry", &self.runner.is_some())
             .finish()
     }

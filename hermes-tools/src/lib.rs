@@ -114,7 +114,7 @@ pub mod validation;
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
 pub use budget::{TurnBudget, readable_spill_file};
 pub use config::Config;
-pub use context::{Session, ToolContext};
+pub use context::{Progress, Session, ToolContext};
 pub use definitions::{Definitions, DefinitionsRequest};
 pub use formats::{Format, UnknownFormat};
 /// Declares a plugin's register function, loaded only when the operator enables the plugin.

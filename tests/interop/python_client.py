@@ -20,6 +20,8 @@ Scenarios:
                                     listed nor callable
     http-bearer URL TOKEN           a server requiring a bearer token: refused without it,
                                     served with it (sent by the SDK's HTTP client)
+    http-progress URL               a tool's progress reports reach the call's progress
+                                    callback, in order, before its result (both eras)
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
@@ -248,6 +250,25 @@ async def http_bearer(url: str, token: str) -> None:
             print(f"ok: served with the token: {len(names)} tools, a call answered")
 
 
+async def http_progress(url: str) -> None:
+    for mode in ("auto", "legacy"):
+        reports: list[tuple[float, float | None, str | None]] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            reports.append((progress, total, message))
+
+        async with Client(url, mode=mode) as client:
+            version = client.session.protocol_version
+            result = await client.call_tool("test_tool_with_progress", {},
+                                            progress_callback=on_progress)
+            check(result.is_error is False, repr(result))
+            done = [progress for progress, _, _ in reports]
+            check(done == [0.0, 50.0, 100.0], f"{mode}: progress {reports}")
+            check(all(total == 100.0 for _, total, _ in reports), f"{mode}: totals {reports}")
+            check(reports[1][2] == "halfway", f"{mode}: messages {reports}")
+            print(f"ok: protocol {version}: progress {done} of 100, then the result")
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
@@ -257,6 +278,7 @@ SCENARIOS = {
     "http-sessions": http_sessions,
     "hidden-agent-loop": hidden_agent_loop,
     "http-bearer": http_bearer,
+    "http-progress": http_progress,
 }
 
 

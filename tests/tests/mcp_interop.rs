@@ -21,7 +21,7 @@ const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 const EXAMPLE_SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 
 /// The conformance scenarios that apply to a tools server.
-const SCENARIOS: [&str; 8] = [
+const SCENARIOS: [&str; 9] = [
     "server-initialize",
     "ping",
     "tools-list",
@@ -29,6 +29,7 @@ const SCENARIOS: [&str; 8] = [
     "tools-call-error",
     "json-schema-2020-12",
     "tools-call-image",
+    "tools-call-with-progress",
     "dns-rebinding-protection",
 ];
 
@@ -401,6 +402,14 @@ fn serve_beyond_loopback_requires_a_bearer_token_and_serves_the_python_sdk_with_
     let out = python_scenario(&["http-bearer", &server.url, token]);
     assert!(out.contains("ok: refused without a token"), "{out}");
     assert!(out.contains("ok: served with the token"), "{out}");
+}
+
+#[test]
+fn a_tools_progress_reaches_the_python_sdks_progress_callback() {
+    let server = HttpServer::start();
+    let out = python_scenario(&["http-progress", &server.url]);
+    assert!(out.contains("ok: protocol 2026-07-28: progress"), "{out}");
+    assert!(out.contains("ok: protocol 2025-11-25: progress"), "{out}");
 }
 
 #[test]

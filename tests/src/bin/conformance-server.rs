@@ -31,7 +31,7 @@ static REGISTRY: LazyLock<ToolRegistry> = LazyLock::new(|| {
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-fn fixtures() -> [Tool; 5] {
+fn fixtures() -> [Tool; 6] {
     [
         // Scenario tools-call-simple-text.
         Tool::builder("test_simple_text", TOOLSET)
@@ -72,6 +72,18 @@ fn fixtures() -> [Tool; 5] {
                 "additionalProperties": false
             }))
             .handler(|args, _ctx| json!({"received": args}))
+            .build(),
+        // Scenario tools-call-with-progress: three growing reports, the awaits between them
+        // letting each go out while the call runs.
+        Tool::builder("test_tool_with_progress", TOOLSET)
+            .description("Report progress three times, then answer, for the conformance suite.")
+            .async_handler(|_args, ctx| async move {
+                for (done, step) in [(0.0, "starting"), (50.0, "halfway"), (100.0, "done")] {
+                    ctx.progress(done, Some(100.0), step);
+                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+                }
+                "Progress reported three times."
+            })
             .build(),
         Tool::builder("add_fixture_tool", TOOLSET)
             .description("Register the tool `added_later`, changing the tool list.")

@@ -35,6 +35,22 @@ impl ToolServer {
     }
 }
 
+/// Sends one progress report as `notifications/progress` for the request's `token`.
+async fn notify(
+    context: &RequestContext<RoleServer>,
+    token: Option<&rmcp::model::ProgressToken>,
+    report: crate::Progress,
+) {
+    let Some(token) = token else { return };
+    let mut params = rmcp::model::ProgressNotificationParam::new(token.clone(), report.done);
+    params.total = report.total;
+    params.message = report.message;
+    // A client gone mid-call misses its progress; the call's answer says the rest.
+    if let Err(err) = context.peer.notify_progress(params).await {
+        tracing::debug!(error = %err, "a progress notification was not sent");
+    }
+}
+
 /// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
 /// registry has it anyway (outside the selection, unavailable, or for the agent loop only).
 fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
@@ -106,19 +122,39 @@ impl ServerHandler for ToolServer {
             options = options.from_agent_loop();
         }
         let options = options.definitions(listing.definitions.clone());
-        let ctx = self.call_context(&context);
+        let mut ctx = self.call_context(&context);
+        // The tool's progress reports, for a client that asked for them: queued by the tool
+        // (from any thread, in order) and sent from here while the call runs.
+        let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let token = context.meta.get_progress_token();
+        if token.is_some() {
+            ctx = ctx.with_progress(move |report| {
+                let _ = progress.send(report);
+            });
+        } else {
+            drop(progress);
+        }
         let call = self.registry.call_with(name, &args, &ctx, &options);
+        let mut call = std::pin::pin!(call);
         // A client's `notifications/cancelled` drops the call: an async tool stops at its next
         // await point (a `blocking` one finishes on the blocking pool, unobserved).
-        let answer = tokio::select! {
-            answer = call => answer,
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error(
-                    Cow::Owned(format!("the call to {name} was cancelled")),
-                    None,
-                ));
+        let answer = loop {
+            tokio::select! {
+                biased;
+                answer = &mut call => break answer,
+                Some(report) = reports.recv() => notify(&context, token.as_ref(), report).await,
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error(
+                        Cow::Owned(format!("the call to {name} was cancelled")),
+                        None,
+                    ));
+                }
             }
         };
+        // Reports made just before the answer still precede it.
+        while let Ok(report) = reports.try_recv() {
+            notify(&context, token.as_ref(), report).await;
+        }
         Ok(convert::call_result(&answer).into())
     }
 
