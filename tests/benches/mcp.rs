@@ -22,6 +22,14 @@
 //! - `rmcp_stdio_pipes`: `rmcp-add-server pipes`, the same on `rmcp::transport::stdio_pipes()`
 //!   (the non-blocking pipe transport `serve_stdio` reads and writes through too).
 //!
+//! Group `mcp_http`: the same calls over Streamable HTTP on loopback, from rmcp's Streamable
+//! HTTP client (reqwest), each server with its defaults (sessions, SSE answers):
+//!
+//! - `ours_http`: [`ToolServer::bind_http`], what `serve --http` runs (rmcp's service behind
+//!   our gate: origin, body and session checks);
+//! - `rmcp_http`: the `#[tool_router]` server in rmcp's `StreamableHttpService`, served by
+//!   axum as rmcp's examples serve it.
+//!
 //! Group `mcp_call_paths`: one call in process through the pipeline, and through our MCP
 //! client to a `serve` child process over real stdio (the conformance fixture
 //! `test_simple_text` of the `conformance-server` binary).
@@ -171,6 +179,57 @@ fn stdio(c: &mut Criterion) {
     group.finish();
 }
 
+/// A client session over Streamable HTTP with a server listening on loopback.
+fn over_http(runtime: &Runtime, server: &str) -> Session {
+    use rmcp::transport::StreamableHttpClientTransport;
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    runtime.block_on(async {
+        let url = if server == "ours_http" {
+            let addr = "127.0.0.1:0".parse().expect("an address");
+            let endpoint = ToolServer::new(registry())
+                .bind_http(addr)
+                .await
+                .expect("bound");
+            let url = endpoint.url();
+            tokio::spawn(endpoint.serve());
+            url
+        } else {
+            let service = StreamableHttpService::new(
+                || Ok(RmcpServer),
+                std::sync::Arc::new(LocalSessionManager::default()),
+                StreamableHttpServerConfig::default(),
+            );
+            let router = axum::Router::new().nest_service("/mcp", service);
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .expect("bound");
+            let url = format!("http://{}/mcp", listener.local_addr().expect("an address"));
+            tokio::spawn(async move { axum::serve(listener, router).await });
+            url
+        };
+        let transport = StreamableHttpClientTransport::from_uri(url);
+        Client
+            .serve(transport)
+            .await
+            .expect("the client initialises")
+    })
+}
+
+fn http(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut group = c.benchmark_group("mcp_http");
+    for server in ["ours_http", "rmcp_http"] {
+        bench_session(&mut group, &runtime, server, over_http(&runtime, server));
+    }
+    group.finish();
+}
+
 fn simple_text_fixture() -> ToolRegistry {
     const TEXT: &str = "This is a simple text response for testing.";
     let registry = ToolRegistry::new();
@@ -230,5 +289,5 @@ fn call_paths(c: &mut Criterion) {
     runtime.block_on(clients.shutdown());
 }
 
-criterion_group!(benches, tools_call, stdio, call_paths);
+criterion_group!(benches, tools_call, stdio, http, call_paths);
 criterion_main!(benches);
