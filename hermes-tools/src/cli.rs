@@ -480,7 +480,16 @@ impl Cli {
                 yes || ask_approval(request)
             })));
         }
-        let answer = registry.call_blocking_with(name, arguments, &self.context, &options);
+        // On a terminal, the tool's progress reports are drawn as a line on stderr.
+        let context = if io::IsTerminal::is_terminal(&io::stderr()) {
+            self.context.clone().with_progress(draw_progress)
+        } else {
+            self.context.clone()
+        };
+        let answer = registry.call_blocking_with(name, arguments, &context, &options);
+        if progress_drawn() {
+            eprintln!();
+        }
         if install {
             registry.set_approval_gate(previous);
         }
@@ -734,4 +743,79 @@ fn init_tracing() {
         // Colour only on a terminal: logs piped to a file or a test stay plain text.
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
+}
+
+/// Whether [`draw_progress`] left a progress line to end.
+static PROGRESS_DRAWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn progress_drawn() -> bool {
+    PROGRESS_DRAWN.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Redraws the progress line on stderr.
+fn draw_progress(report: crate::Progress) {
+    PROGRESS_DRAWN.store(true, std::sync::atomic::Ordering::Relaxed);
+    eprint!("\r\x1b[2K{}", progress_line(report));
+}
+
+/// A progress report as one line: a bar when the total is known, then the message (control
+/// characters left out: it is the tool's text, or a remote server's).
+fn progress_line(report: crate::Progress) -> String {
+    const WIDTH: usize = 30;
+    let line = match report.total.filter(|total| *total > 0.0) {
+        Some(total) => {
+            let share = (report.done / total).clamp(0.0, 1.0);
+            // Truncation toward zero is the point: a bar is full only when done.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let filled = (share * WIDTH as f64) as usize;
+            format!(
+                "[{}{}] {:>3.0}%",
+                "#".repeat(filled),
+                "-".repeat(WIDTH - filled),
+                share * 100.0
+            )
+        }
+        None => format!("{}", report.done),
+    };
+    let message: String = report
+        .message
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(60)
+        .collect();
+    format!("{line} {message}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(done: f64, total: Option<f64>, message: &str) -> crate::Progress {
+        crate::Progress {
+            done,
+            total,
+            message: Some(message.to_owned()),
+        }
+    }
+
+    #[test]
+    fn a_progress_line_is_a_bar_when_the_total_is_known() {
+        let half = progress_line(report(50.0, Some(100.0), "halfway"));
+        assert_eq!(
+            half,
+            format!("[{}{}]  50% halfway", "#".repeat(15), "-".repeat(15))
+        );
+        let over = progress_line(report(7.0, Some(5.0), ""));
+        assert!(
+            over.starts_with(&format!("[{}] 100%", "#".repeat(30))),
+            "{over}"
+        );
+        assert_eq!(progress_line(report(3.0, None, "files")), "3 files");
+        let hostile = progress_line(report(1.0, None, "a\x1b]52;c;x\x07b"));
+        assert!(
+            !hostile.contains('\x1b') && !hostile.contains('\x07'),
+            "{hostile:?}"
+        );
+    }
 }
