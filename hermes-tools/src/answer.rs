@@ -175,24 +175,37 @@ impl ToolAnswer {
         }
     }
 
-    /// A successful answer of the JSON text `json`, sent as text when too deep.
-    /// The same answer with every credential masked, in its JSON text and in its text parts
-    /// (images are left as they are). An answer holding none is returned as it was, having
-    /// cost one scan of the text.
+    /// The same answer with every credential masked, in its JSON text and in the text of its
+    /// parts (text, an embedded text resource, a resource's URI and name; images, audio and
+    /// binary resources are left as they are). An answer holding none is returned as it was,
+    /// having cost one scan of the text.
     pub(crate) fn redacted(mut self) -> Self {
         if let Cow::Owned(json) = sanitize::redact_json(&self.json) {
             self.json = json;
         }
-        for part in self.content.iter_mut().flatten() {
-            if let ContentPart::Text { text } = part
-                && let Cow::Owned(masked) = sanitize::redact(text)
-            {
+        let mask = |text: &mut String| {
+            if let Cow::Owned(masked) = sanitize::redact(text) {
                 *text = masked;
+            }
+        };
+        for part in self.content.iter_mut().flatten() {
+            match part {
+                ContentPart::Text { text } => mask(text),
+                ContentPart::Resource { uri, text, .. } => {
+                    mask(uri);
+                    text.iter_mut().for_each(mask);
+                }
+                ContentPart::ResourceLink { uri, name, .. } => {
+                    mask(uri);
+                    mask(name);
+                }
+                ContentPart::Image { .. } | ContentPart::Audio { .. } => {}
             }
         }
         self
     }
 
+    /// A successful answer of the JSON text `json`, sent as text when too deep.
     fn ok_json(json: String) -> Self {
         Self {
             json: shallow(json),
@@ -233,13 +246,20 @@ impl fmt::Display for ToolAnswer {
     }
 }
 
-/// Multimodal content: text and image parts, for tools that return pictures.
+/// Multimodal content: text, images, audio, embedded resources and links to resources, for
+/// tools that say more than JSON. Over MCP each part is the content block of its kind; to a
+/// model provider, images go as images and the rest as text (an embedded text resource's text,
+/// a note naming the audio, the binary resource or the link).
 ///
 /// ```
 /// use hermes_tools::{ContentPart, ToolContent};
 ///
-/// let content = ToolContent::new().text("a red dot").image("iVBORw0KGgo=", "image/png");
-/// assert_eq!(content.parts().len(), 2);
+/// let content = ToolContent::new()
+///     .text("a red dot")
+///     .image("iVBORw0KGgo=", "image/png")
+///     .resource_text("file:///notes.md", "text/markdown", "# Notes")
+///     .resource_link("file:///big.csv", "big.csv", Some("text/csv"));
+/// assert_eq!(content.parts().len(), 4);
 /// assert!(matches!(content.parts()[1], ContentPart::Image { .. }));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -250,6 +270,7 @@ pub struct ToolContent {
 /// One part of [`ToolContent`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ContentPart {
     /// Plain text.
     Text {
@@ -262,6 +283,36 @@ pub enum ContentPart {
         data: String,
         /// The image's media type, such as `image/png`.
         mime_type: String,
+    },
+    /// A sound, base64-encoded.
+    Audio {
+        /// The audio bytes, base64-encoded.
+        data: String,
+        /// The audio's media type, such as `audio/wav`.
+        mime_type: String,
+    },
+    /// A resource's content, embedded: its text, or its bytes base64-encoded.
+    Resource {
+        /// The resource's URI.
+        uri: String,
+        /// Its media type.
+        mime_type: String,
+        /// Its text, for a text resource.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Its bytes, base64-encoded, for a binary resource.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blob: Option<String>,
+    },
+    /// A link to a resource the client may read, not its content.
+    ResourceLink {
+        /// The resource's URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// Its media type, if known.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
     },
 }
 
@@ -282,6 +333,62 @@ impl ToolContent {
         self.parts.push(ContentPart::Image {
             data: base64.into(),
             mime_type: mime_type.into(),
+        });
+        self
+    }
+
+    /// Appends an audio part from base64 data and its media type.
+    pub fn audio(mut self, base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        self.parts.push(ContentPart::Audio {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+        });
+        self
+    }
+
+    /// Appends an embedded text resource.
+    pub fn resource_text(
+        mut self,
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
+        self.parts.push(ContentPart::Resource {
+            uri: uri.into(),
+            mime_type: mime_type.into(),
+            text: Some(text.into()),
+            blob: None,
+        });
+        self
+    }
+
+    /// Appends an embedded binary resource from base64 data.
+    pub fn resource_blob(
+        mut self,
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        base64: impl Into<String>,
+    ) -> Self {
+        self.parts.push(ContentPart::Resource {
+            uri: uri.into(),
+            mime_type: mime_type.into(),
+            text: None,
+            blob: Some(base64.into()),
+        });
+        self
+    }
+
+    /// Appends a link to a resource.
+    pub fn resource_link(
+        mut self,
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: Option<&str>,
+    ) -> Self {
+        self.parts.push(ContentPart::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            mime_type: mime_type.map(str::to_owned),
         });
         self
     }
@@ -522,6 +629,21 @@ mod tests {
         assert!(!nests_deeper_than(&text, 2));
         assert!(nests_deeper_than(r#"[{"a":[[1]]}]"#, 3));
         assert!(!nests_deeper_than(r#"[{"a":[[1]]}]"#, 4));
+    }
+
+    #[test]
+    fn credentials_in_resources_and_links_are_masked_and_media_left_alone() {
+        let key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+        let answer = ToolContent::new()
+            .resource_text("file:///env", "text/plain", format!("OPENAI_API_KEY={key}"))
+            .resource_link(format!("https://h/x?api_key={key}"), "x", None)
+            .audio("UklGRg==", "audio/wav")
+            .into_answer()
+            .redacted();
+        let parts = answer.content().expect("parts");
+        let shown = format!("{parts:?} {}", answer.as_str());
+        assert!(!shown.contains(key), "{shown}");
+        assert!(matches!(&parts[2], ContentPart::Audio { data, .. } if data == "UklGRg=="));
     }
 
     #[test]

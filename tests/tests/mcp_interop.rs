@@ -21,7 +21,7 @@ const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 const EXAMPLE_SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 
 /// The conformance scenarios that apply to a tools server.
-const SCENARIOS: [&str; 9] = [
+const SCENARIOS: [&str; 12] = [
     "server-initialize",
     "ping",
     "tools-list",
@@ -29,6 +29,9 @@ const SCENARIOS: [&str; 9] = [
     "tools-call-error",
     "json-schema-2020-12",
     "tools-call-image",
+    "tools-call-audio",
+    "tools-call-embedded-resource",
+    "tools-call-mixed-content",
     "tools-call-with-progress",
     "dns-rebinding-protection",
 ];

@@ -114,9 +114,30 @@ fn pieces<'a>(
                     _ => Piece::Image { data, mime_type },
                 })
             }
+            other => described(other).map(|text| Piece::Text(Cow::Owned(text))),
         })
         .collect();
     Some(pieces)
+}
+
+/// A part providers take no block for, as text: an embedded text resource's text, a note
+/// naming the audio, the binary resource or the link.
+fn described(part: &ContentPart) -> Option<String> {
+    Some(match part {
+        ContentPart::Resource {
+            uri,
+            text: Some(text),
+            ..
+        } => format!("[resource {uri}]\n{text}"),
+        ContentPart::Resource { uri, mime_type, .. } => {
+            format!("[a binary resource of type {mime_type} was left out: {uri}]")
+        }
+        ContentPart::Audio { mime_type, .. } => {
+            format!("[an audio clip of type {mime_type} was left out: the model takes no audio]")
+        }
+        ContentPart::ResourceLink { uri, name, .. } => format!("[resource link: {name} <{uri}>]"),
+        _ => return None,
+    })
 }
 
 /// A media type as providers compare it: lower case, and `image/jpg` (a common slip) as

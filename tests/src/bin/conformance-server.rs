@@ -28,10 +28,13 @@ static REGISTRY: LazyLock<ToolRegistry> = LazyLock::new(|| {
     registry
 });
 
+/// A WAV file of one silent sample (8 kHz, 8-bit mono), base64-encoded.
+const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQEAAACA";
+
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-fn fixtures() -> [Tool; 6] {
+fn fixtures() -> [Tool; 9] {
     [
         // Scenario tools-call-simple-text.
         Tool::builder("test_simple_text", TOOLSET)
@@ -72,6 +75,36 @@ fn fixtures() -> [Tool; 6] {
                 "additionalProperties": false
             }))
             .handler(|args, _ctx| json!({"received": args}))
+            .build(),
+        // Scenario tools-call-audio.
+        Tool::builder("test_audio_content", TOOLSET)
+            .description("Return a short WAV clip, for the conformance suite.")
+            .handler(|_args, _ctx| ToolContent::new().audio(SILENT_WAV, "audio/wav"))
+            .build(),
+        // Scenario tools-call-embedded-resource.
+        Tool::builder("test_embedded_resource", TOOLSET)
+            .description("Return an embedded text resource, for the conformance suite.")
+            .handler(|_args, _ctx| {
+                ToolContent::new().resource_text(
+                    "test://embedded-resource",
+                    "text/plain",
+                    "This is an embedded resource content.",
+                )
+            })
+            .build(),
+        // Scenario tools-call-mixed-content.
+        Tool::builder("test_multiple_content_types", TOOLSET)
+            .description("Return text, an image and a resource, for the conformance suite.")
+            .handler(|_args, _ctx| {
+                ToolContent::new()
+                    .text("Multiple content types test:")
+                    .image(RED_PIXEL, "image/png")
+                    .resource_text(
+                        "test://mixed-content-resource",
+                        "application/json",
+                        r#"{"test":"data","value":123}"#,
+                    )
+            })
             .build(),
         // Scenario tools-call-with-progress: three growing reports, the awaits between them
         // letting each go out while the call runs.

@@ -207,6 +207,7 @@ mod tests {
             .map(|part| match part {
                 ContentPart::Text { .. } => "text",
                 ContentPart::Image { .. } => "image",
+                _ => "other",
             })
             .collect();
         assert_eq!(kinds, ["text", "image", "text"]);

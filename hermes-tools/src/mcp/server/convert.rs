@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool as McpTool, ToolAnnotations};
+use rmcp::model::{
+    CallToolResult, ContentBlock, JsonObject, Resource, ResourceContents, Tool as McpTool,
+    ToolAnnotations,
+};
 use serde_json::Value;
 
 use crate::answer::{ContentPart, ToolAnswer};
@@ -78,6 +81,34 @@ fn content_block(part: &ContentPart) -> ContentBlock {
         ContentPart::Text { text } => ContentBlock::text(text.as_str()),
         ContentPart::Image { data, mime_type } => {
             ContentBlock::image(data.as_str(), mime_type.as_str())
+        }
+        ContentPart::Audio { data, mime_type } => {
+            ContentBlock::audio(data.as_str(), mime_type.as_str())
+        }
+        ContentPart::Resource {
+            uri,
+            mime_type,
+            text,
+            blob,
+        } => {
+            let contents = match (text, blob) {
+                (Some(text), _) => ResourceContents::text(text.as_str(), uri.as_str()),
+                (None, blob) => {
+                    ResourceContents::blob(blob.as_deref().unwrap_or_default(), uri.as_str())
+                }
+            };
+            ContentBlock::resource(contents.with_mime_type(mime_type.as_str()))
+        }
+        ContentPart::ResourceLink {
+            uri,
+            name,
+            mime_type,
+        } => {
+            let mut resource = Resource::new(uri.as_str(), name.as_str());
+            if let Some(mime_type) = mime_type {
+                resource = resource.with_mime_type(mime_type.as_str());
+            }
+            ContentBlock::resource_link(resource)
         }
     }
 }
