@@ -51,6 +51,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+pub use crate::reports::{LogLevel, Progress};
+
 /// The context of one tool call: ids for tracing, the [`Session`] it belongs to, and a typed
 /// map of extensions.
 ///
@@ -78,22 +80,15 @@ struct Inner {
     extensions: HashMap<TypeId, Extension>,
     /// Where the call's progress goes, when someone follows it.
     progress: Option<ProgressSink>,
+    /// Where the call's log messages go beside `tracing`, when someone follows them.
+    log: Option<LogSink>,
 }
 
 /// Receives a call's [`Progress`] reports.
 type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
-/// How far a call has come, as its tool reports it with [`ToolContext::progress`].
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct Progress {
-    /// What is done so far; it grows with every report.
-    pub done: f64,
-    /// What there is to do in all, when known.
-    pub total: Option<f64>,
-    /// What is happening now, if the tool said.
-    pub message: Option<String>,
-}
+/// Receives a call's log messages.
+type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
 
 #[derive(Clone)]
 struct Extension {
@@ -229,6 +224,43 @@ impl ToolContext {
         self
     }
 
+    /// Logs `message` at `level` for whoever follows the call: over MCP, a client whose
+    /// `logging/setLevel` lets it through gets `notifications/message` (credentials masked).
+    /// It also goes to `tracing` (target `hermes_tools::tool`), like any log of the process.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use hermes_tools::{LogLevel, ToolContext};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = Arc::clone(&seen);
+    /// let ctx = ToolContext::new()
+    ///     .with_log(move |level, text: &str| sink.lock().unwrap().push((level, text.to_owned())));
+    /// ctx.log(LogLevel::Info, "indexing 3 files");
+    /// assert_eq!(*seen.lock().unwrap(), [(LogLevel::Info, "indexing 3 files".to_owned())]);
+    /// ```
+    pub fn log(&self, level: LogLevel, message: impl AsRef<str>) {
+        let message = message.as_ref();
+        match level {
+            LogLevel::Debug => tracing::debug!(target: "hermes_tools::tool", "{message}"),
+            LogLevel::Info | LogLevel::Notice => {
+                tracing::info!(target: "hermes_tools::tool", "{message}")
+            }
+            LogLevel::Warning => tracing::warn!(target: "hermes_tools::tool", "{message}"),
+            _ => tracing::error!(target: "hermes_tools::tool", "{message}"),
+        }
+        if let Some(sink) = &self.inner.log {
+            sink(level, message);
+        }
+    }
+
+    /// The same context, its [`log`](Self::log) messages also sent to `sink` (the MCP server
+    /// sets one for each call).
+    pub fn with_log(mut self, sink: impl Fn(LogLevel, &str) + Send + Sync + 'static) -> Self {
+        Arc::make_mut(&mut self.inner).log = Some(Arc::new(sink));
+        self
+    }
+
     /// The registry this context runs on, type-erased.
     pub(crate) fn runner(&self) -> Option<&Runner> {
         self.runner.as_ref()
@@ -266,6 +298,7 @@ impl fmt::Debug for ToolContext {
             .field("tool_call_id", &self.tool_call_id())
             .field("extensions", &extensions)
             .field("progress_followed", &self.inner.progress.is_some())
+            .field("log_followed", &self.inner.log.is_some())
             .field("on_registry", &self.runner.is_some())
             .finish()
     }

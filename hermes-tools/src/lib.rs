@@ -104,6 +104,7 @@ mod pipeline;
 pub mod plugins;
 pub mod provider;
 mod registry;
+mod reports;
 mod sanitize;
 mod schema;
 mod tool;
@@ -114,7 +115,7 @@ pub mod validation;
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
 pub use budget::{TurnBudget, readable_spill_file};
 pub use config::Config;
-pub use context::{Progress, Session, ToolContext};
+pub use context::{LogLevel, Progress, Session, ToolContext};
 pub use definitions::{Definitions, DefinitionsRequest};
 pub use formats::{Format, UnknownFormat};
 /// Declares a plugin's register function, loaded only when the operator enables the plugin.

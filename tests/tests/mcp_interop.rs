@@ -21,8 +21,9 @@ const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 const EXAMPLE_SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 
 /// The conformance scenarios that apply to a tools server.
-const SCENARIOS: [&str; 12] = [
+const SCENARIOS: [&str; 14] = [
     "server-initialize",
+    "logging-set-level",
     "ping",
     "tools-list",
     "tools-call-simple-text",
@@ -32,6 +33,7 @@ const SCENARIOS: [&str; 12] = [
     "tools-call-audio",
     "tools-call-embedded-resource",
     "tools-call-mixed-content",
+    "tools-call-with-logging",
     "tools-call-with-progress",
     "dns-rebinding-protection",
 ];

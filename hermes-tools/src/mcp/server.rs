@@ -159,6 +159,9 @@ pub struct ToolServer {
     accepted_at: Arc<AtomicU64>,
     /// This connection's context: `context` in a session of its own, made on first use.
     session: OnceLock<ToolContext>,
+    /// The least severe log message this connection's client is sent (`logging/setLevel`;
+    /// `info` until it says), as a [`LogLevel`](crate::LogLevel) index.
+    log_level: Arc<std::sync::atomic::AtomicU8>,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -187,6 +190,9 @@ impl Clone for ToolServer {
             instructions: self.instructions.clone(),
             accepted_at: Arc::clone(&self.accepted_at),
             session: OnceLock::new(),
+            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
+                crate::LogLevel::Info as u8,
+            )),
         }
     }
 }
@@ -268,6 +274,9 @@ impl ToolServer {
             instructions: None,
             accepted_at: Arc::default(),
             session: OnceLock::new(),
+            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
+                crate::LogLevel::Info as u8,
+            )),
         }
     }
 

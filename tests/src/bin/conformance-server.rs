@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
-use hermes_tools::{Tool, ToolContent, ToolRegistry};
+use hermes_tools::{LogLevel, Tool, ToolContent, ToolRegistry};
 use serde_json::{Value, json};
 
 /// The toolset of every fixture.
@@ -34,7 +34,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-fn fixtures() -> [Tool; 9] {
+fn fixtures() -> [Tool; 10] {
     [
         // Scenario tools-call-simple-text.
         Tool::builder("test_simple_text", TOOLSET)
@@ -104,6 +104,24 @@ fn fixtures() -> [Tool; 9] {
                         "application/json",
                         r#"{"test":"data","value":123}"#,
                     )
+            })
+            .build(),
+        // Scenario tools-call-with-logging: three messages at info, 50 ms apart.
+        Tool::builder("test_tool_with_logging", TOOLSET)
+            .description("Log three messages while running, for the conformance suite.")
+            .async_handler(|_args, ctx| async move {
+                let steps = [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ];
+                for (i, step) in steps.into_iter().enumerate() {
+                    if i > 0 {
+                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    }
+                    ctx.log(LogLevel::Info, step);
+                }
+                "Logged three messages."
             })
             .build(),
         // Scenario tools-call-with-progress: three growing reports, the awaits between them

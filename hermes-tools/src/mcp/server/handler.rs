@@ -1,12 +1,19 @@
 //! The MCP methods a [`ToolServer`] answers: `rmcp`'s [`ServerHandler`] over the registry.
 
+// Logging is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
+// clients of the 2025 versions still set a level and read tools' messages, so we serve it.
+#![allow(deprecated)]
+
 use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -35,19 +42,70 @@ impl ToolServer {
     }
 }
 
-/// Sends one progress report as `notifications/progress` for the request's `token`.
+/// What a running tool reported: progress, or a log message.
+enum Report {
+    Progress(crate::Progress),
+    Log(crate::LogLevel, String),
+}
+
+/// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
+/// `token`, a log message as `notifications/message` (credentials masked).
 async fn notify(
     context: &RequestContext<RoleServer>,
+    tool: &str,
     token: Option<&rmcp::model::ProgressToken>,
-    report: crate::Progress,
+    report: Report,
 ) {
-    let Some(token) = token else { return };
-    let mut params = rmcp::model::ProgressNotificationParam::new(token.clone(), report.done);
-    params.total = report.total;
-    params.message = report.message;
-    // A client gone mid-call misses its progress; the call's answer says the rest.
-    if let Err(err) = context.peer.notify_progress(params).await {
-        tracing::debug!(error = %err, "a progress notification was not sent");
+    let sent = match report {
+        Report::Progress(progress) => {
+            let Some(token) = token else { return };
+            let mut params =
+                rmcp::model::ProgressNotificationParam::new(token.clone(), progress.done);
+            params.total = progress.total;
+            params.message = progress.message;
+            context.peer.notify_progress(params).await
+        }
+        Report::Log(level, message) => {
+            let data = serde_json::Value::String(crate::redact(&message).into_owned());
+            let mut params =
+                rmcp::model::LoggingMessageNotificationParam::new(level_of(level), data);
+            params.logger = Some(tool.to_owned());
+            context.peer.notify_logging_message(params).await
+        }
+    };
+    // A client gone mid-call misses the report; the call's answer says the rest.
+    if let Err(err) = sent {
+        tracing::debug!(error = %err, "a notification of a running tool was not sent");
+    }
+}
+
+/// MCP's name for a log level.
+fn level_of(level: crate::LogLevel) -> LoggingLevel {
+    use crate::LogLevel as L;
+    match level {
+        L::Debug => LoggingLevel::Debug,
+        L::Info => LoggingLevel::Info,
+        L::Notice => LoggingLevel::Notice,
+        L::Warning => LoggingLevel::Warning,
+        L::Error => LoggingLevel::Error,
+        L::Critical => LoggingLevel::Critical,
+        L::Alert => LoggingLevel::Alert,
+        L::Emergency => LoggingLevel::Emergency,
+    }
+}
+
+/// Ours for MCP's log level.
+fn level_from(level: LoggingLevel) -> crate::LogLevel {
+    use crate::LogLevel as L;
+    match level {
+        LoggingLevel::Debug => L::Debug,
+        LoggingLevel::Info => L::Info,
+        LoggingLevel::Notice => L::Notice,
+        LoggingLevel::Warning => L::Warning,
+        LoggingLevel::Error => L::Error,
+        LoggingLevel::Critical => L::Critical,
+        LoggingLevel::Alert => L::Alert,
+        LoggingLevel::Emergency => L::Emergency,
     }
 }
 
@@ -74,6 +132,7 @@ fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -82,6 +141,18 @@ impl ServerHandler for ToolServer {
             Some(text) => config.with_instructions(text.clone()),
             None => config,
         }
+    }
+
+    /// `logging/setLevel`: this connection's client is sent tools' log messages at `level`
+    /// or above.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let level = level_from(request.level);
+        self.log_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
     }
 
     async fn list_tools(
@@ -122,18 +193,24 @@ impl ServerHandler for ToolServer {
             options = options.from_agent_loop();
         }
         let options = options.definitions(listing.definitions.clone());
-        let mut ctx = self.call_context(&context);
-        // The tool's progress reports, for a client that asked for them: queued by the tool
-        // (from any thread, in order) and sent from here while the call runs.
-        let (progress, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        // The tool's progress reports (for a client that asked for them) and log messages (at
+        // the client's level or above): queued by the tool, from any thread, in order, and sent
+        // from here while the call runs.
+        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
         let token = context.meta.get_progress_token();
+        let mut ctx = self.call_context(&context);
         if token.is_some() {
-            ctx = ctx.with_progress(move |report| {
-                let _ = progress.send(report);
+            let sender = sender.clone();
+            ctx = ctx.with_progress(move |progress| {
+                let _ = sender.send(Report::Progress(progress));
             });
-        } else {
-            drop(progress);
         }
+        let least = Arc::clone(&self.log_level);
+        ctx = ctx.with_log(move |level, message| {
+            if level as u8 >= least.load(Ordering::Relaxed) {
+                let _ = sender.send(Report::Log(level, message.to_owned()));
+            }
+        });
         let call = self.registry.call_with(name, &args, &ctx, &options);
         let mut call = std::pin::pin!(call);
         // A client's `notifications/cancelled` drops the call: an async tool stops at its next
@@ -142,7 +219,7 @@ impl ServerHandler for ToolServer {
             tokio::select! {
                 biased;
                 answer = &mut call => break answer,
-                Some(report) = reports.recv() => notify(&context, token.as_ref(), report).await,
+                Some(report) = reports.recv() => notify(&context, name, token.as_ref(), report).await,
                 () = context.ct.cancelled() => {
                     return Err(ErrorData::internal_error(
                         Cow::Owned(format!("the call to {name} was cancelled")),
@@ -153,7 +230,7 @@ impl ServerHandler for ToolServer {
         };
         // Reports made just before the answer still precede it.
         while let Ok(report) = reports.try_recv() {
-            notify(&context, token.as_ref(), report).await;
+            notify(&context, name, token.as_ref(), report).await;
         }
         Ok(convert::call_result(&answer).into())
     }
