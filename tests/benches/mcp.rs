@@ -185,6 +185,9 @@ fn over_http(runtime: &Runtime, server: &str) -> Session {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+    // reqwest is built without a TLS provider of its own (hermes-tools installs ring when its
+    // client connects); rmcp's client here builds one first.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     runtime.block_on(async {
         let url = if server == "ours_http" {
             let addr = "127.0.0.1:0".parse().expect("an address");

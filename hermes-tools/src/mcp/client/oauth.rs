@@ -77,7 +77,7 @@ mod flow {
     use std::future::Future;
     use std::path::{Path, PathBuf};
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicU32, Ordering};
+    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
     use futures_util::stream::BoxStream;
     use http::{HeaderName, HeaderValue};
@@ -105,6 +105,9 @@ mod flow {
         authorizer: Option<Arc<dyn Authorizer>>,
         /// Authorizations since the server last accepted a request.
         unanswered: AtomicU32,
+        /// Authorizations completed: a request that failed before the latest one is sent again
+        /// with its token instead of asking the user again.
+        authorized: AtomicU64,
         /// Why the last authorization failed, for the connection's error.
         failure: Mutex<Option<String>>,
         /// One authorization at a time: a burst of 401s asks the user once.
@@ -129,6 +132,7 @@ mod flow {
                 tokens,
                 authorizer,
                 unanswered: AtomicU32::new(0),
+                authorized: AtomicU64::new(0),
                 failure: Mutex::new(None),
                 running: tokio::sync::Mutex::new(()),
             }
@@ -186,18 +190,25 @@ mod flow {
 
         /// Authorizes anew after the server's `challenge`, and gives `client` the manager of
         /// the new token. `step_up`: the challenge is a 403 for more scopes, which it names.
+        /// `sent_after`: the authorizations completed when the refused request was sent; if
+        /// one has completed since, its token is used and the user is not asked again.
         async fn authorize(
             &self,
             client: &AuthClient<reqwest::Client>,
             challenge: &str,
             step_up: bool,
+            sent_after: u64,
         ) -> Result<(), String> {
             let _one = self.running.lock().await;
+            if self.authorized.load(Ordering::Acquire) != sent_after {
+                return Ok(());
+            }
             let result = self.authorize_once(challenge, step_up).await;
             match result {
                 Ok(manager) => {
                     *client.auth_manager.lock().await = manager;
                     *self.failure.lock() = None;
+                    self.authorized.fetch_add(1, Ordering::Release);
                     Ok(())
                 }
                 Err(why) => {
@@ -379,6 +390,7 @@ mod flow {
             F: Fn() -> Fut,
             Fut: Future<Output = HttpResult<T>>,
         {
+            let sent_after = self.oauth.authorized.load(Ordering::Acquire);
             let first = call().await;
             let (challenge, step_up) = match &first {
                 Ok(_) => {
@@ -395,7 +407,7 @@ mod flow {
             };
             if self
                 .oauth
-                .authorize(&self.inner, &challenge, step_up)
+                .authorize(&self.inner, &challenge, step_up, sent_after)
                 .await
                 .is_err()
             {
