@@ -130,12 +130,17 @@ fn bench_session(
     runtime.block_on(async { drop(session.cancel().await) });
 }
 
-fn tools_call(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// The runtime every group runs its client (and in-process servers) on: two workers.
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .expect("a runtime");
+        .expect("a runtime")
+}
+
+fn tools_call(c: &mut Criterion) {
+    let runtime = runtime();
     let mut group = c.benchmark_group("mcp_tools_call");
     // rmcp's server between ours: a load that drifts during the run favours neither side.
     for server in ["ours_serve_connection", "rmcp_tool_router", "ours_serve"] {
@@ -166,11 +171,7 @@ fn spawn(runtime: &Runtime, server: &str) -> Session {
 }
 
 fn stdio(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let mut group = c.benchmark_group("mcp_stdio");
     for server in ["ours_stdio", "rmcp_stdio", "rmcp_stdio_pipes"] {
         // Closing stdin (when the session ends) ends the child.
@@ -221,11 +222,7 @@ fn over_http(runtime: &Runtime, server: &str) -> Session {
 }
 
 fn http(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let mut group = c.benchmark_group("mcp_http");
     for server in ["ours_http", "rmcp_http"] {
         bench_session(&mut group, &runtime, server, over_http(&runtime, server));
@@ -257,11 +254,7 @@ fn bench_in_process(group: &mut BenchmarkGroup<'_, WallTime>, runtime: &Runtime)
 }
 
 fn call_paths(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("a runtime");
+    let runtime = runtime();
     let mut group = c.benchmark_group("mcp_call_paths");
     bench_in_process(&mut group, &runtime);
 
