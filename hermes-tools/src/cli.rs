@@ -481,13 +481,19 @@ impl Cli {
             })));
         }
         // On a terminal, the tool's progress reports are drawn as a line on stderr.
+        let drawn = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let context = if io::IsTerminal::is_terminal(&io::stderr()) {
-            self.context.clone().with_progress(draw_progress)
+            let drawn = Arc::clone(&drawn);
+            self.context.clone().with_progress(move |report| {
+                drawn.store(true, std::sync::atomic::Ordering::Relaxed);
+                eprint!("\r\x1b[2K{}", progress_line(report));
+            })
         } else {
             self.context.clone()
         };
         let answer = registry.call_blocking_with(name, arguments, &context, &options);
-        if progress_drawn() {
+        if drawn.load(std::sync::atomic::Ordering::Relaxed) {
+            // The progress line ends before the answer is printed.
             eprintln!();
         }
         if install {
@@ -743,19 +749,6 @@ fn init_tracing() {
         // Colour only on a terminal: logs piped to a file or a test stay plain text.
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .try_init();
-}
-
-/// Whether [`draw_progress`] left a progress line to end.
-static PROGRESS_DRAWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-fn progress_drawn() -> bool {
-    PROGRESS_DRAWN.swap(false, std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Redraws the progress line on stderr.
-fn draw_progress(report: crate::Progress) {
-    PROGRESS_DRAWN.store(true, std::sync::atomic::Ordering::Relaxed);
-    eprint!("\r\x1b[2K{}", progress_line(report));
 }
 
 /// A progress report as one line: a bar when the total is known, then the message (control

@@ -170,12 +170,18 @@ mod flow {
             self.failure.lock().clone()
         }
 
-        /// A manager over the server's token store; with a stored token, configured for it.
-        async fn manager(&self) -> Result<AuthorizationManager, String> {
+        /// A manager of the server's authorization over its token store, as it comes.
+        async fn unconfigured(&self) -> Result<AuthorizationManager, String> {
             let mut manager = AuthorizationManager::new(self.url.as_str())
                 .await
                 .map_err(|err| format!("its OAuth client could not be set up: {err}"))?;
             manager.set_credential_store(self.tokens.clone());
+            Ok(manager)
+        }
+
+        /// A manager over the server's token store; with a stored token, configured for it.
+        async fn manager(&self) -> Result<AuthorizationManager, String> {
+            let mut manager = self.unconfigured().await?;
             manager
                 .initialize_from_store()
                 .await
@@ -265,11 +271,7 @@ mod flow {
                 request = request.with_client_metadata_url(url);
             }
             let failed = |step: &str, err: AuthError| format!("{step} failed: {err}");
-            let mut manager = AuthorizationManager::new(self.url.as_str())
-                .await
-                .map_err(|err| failed("setting up its OAuth client", err))?;
-            manager.set_credential_store(self.tokens.clone());
-            let mut state = OAuthState::Unauthorized(manager);
+            let mut state = OAuthState::Unauthorized(self.unconfigured().await?);
             state
                 .start_authorization(request)
                 .await

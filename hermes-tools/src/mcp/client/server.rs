@@ -572,7 +572,6 @@ pub(crate) fn plan(
     (planned, rejected)
 }
 
-/// Where the server is, as reports show it.
 /// The authorization of a Streamable HTTP server configured with `oauth`.
 fn authorization(name: &str, config: &McpServerConfig, options: &McpOptions) -> Option<Arc<OAuth>> {
     #[cfg(feature = "mcp-remote")]
@@ -588,6 +587,7 @@ fn authorization(name: &str, config: &McpServerConfig, options: &McpOptions) -> 
     None
 }
 
+/// Where the server is, as reports show it.
 fn display_endpoint(transport: &McpTransport) -> String {
     match transport {
         McpTransport::Stdio { command, args, .. } => display_command(command, args),

@@ -49,7 +49,7 @@ enum Report {
 }
 
 /// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
-/// `token`, a log message as `notifications/message` (credentials masked).
+/// `token`, a log message as `notifications/message`, credentials masked in either's text.
 async fn notify(
     context: &RequestContext<RoleServer>,
     tool: &str,
@@ -62,7 +62,9 @@ async fn notify(
             let mut params =
                 rmcp::model::ProgressNotificationParam::new(token.clone(), progress.done);
             params.total = progress.total;
-            params.message = progress.message;
+            params.message = progress
+                .message
+                .map(|text| crate::redact(&text).into_owned());
             context.peer.notify_progress(params).await
         }
         Report::Log(level, message) => {
