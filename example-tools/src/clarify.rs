@@ -3,8 +3,9 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
-use hermes_tools::tool;
+use hermes_tools::{Elicitation, ElicitationReply, ToolContext, tool};
 use serde::Serialize;
+use serde_json::{Value, json};
 
 /// The most choices offered; the user can always answer in their own words instead.
 pub const MAX_CHOICES: usize = 4;
@@ -135,27 +136,86 @@ pub enum ClarifyError {
 /// * `question` - The question itself, and only the question (for example 'Which deployment target?').
 /// * `choices` - The options to pick from, one per element (up to 4). Omit for a free-text question.
 // Read-only, but it waits for the user: two questions at once would race for one terminal
-// (Hermes never runs it concurrently either).
-#[tool(toolset = "clarify", emoji = "❓", read_only, parallel = false)]
+// (Hermes never runs it concurrently either). `blocking`: the wait for a person holds a
+// thread of the blocking pool, not a runtime worker.
+#[tool(
+    toolset = "clarify",
+    emoji = "❓",
+    read_only,
+    parallel = false,
+    blocking
+)]
 pub fn clarify(
     question: String,
     #[arg(max_items = 4)] choices: Option<Vec<String>>,
     ask: Option<&AskUser>,
+    ctx: &ToolContext,
 ) -> Result<ClarifyAnswer, ClarifyError> {
     let question = question.trim();
     if question.is_empty() {
         return Err(ClarifyError::EmptyQuestion);
     }
     let choices = clean_choices(choices);
-    let ask = ask.ok_or(ClarifyError::Unavailable)?;
-    let answer = ask
-        .ask(question, choices.as_deref().unwrap_or_default())
-        .map_err(ClarifyError::Failed)?;
+    let offered = choices.as_deref().unwrap_or_default();
+    // The caller's own user first (an MCP client that offers elicitation): the question is
+    // theirs, not that of whoever sits at the serving process's terminal.
+    let answer = if ctx.can_elicit() {
+        elicit(ctx, question, offered)?
+    } else {
+        let ask = ask.ok_or(ClarifyError::Unavailable)?;
+        ask.ask(question, offered).map_err(ClarifyError::Failed)?
+    };
     Ok(ClarifyAnswer {
         question: question.to_owned(),
         choices_offered: choices,
         user_response: answer.trim().to_owned(),
     })
+}
+
+/// The form of [`elicit`]: with choices, a pick among them or an answer in the user's own
+/// words (neither required, one needed); without, a required answer.
+fn answer_form(question: &str, choices: &[String]) -> Value {
+    let own_words = json!({"type": "string", "title": "Your answer", "description": question});
+    if choices.is_empty() {
+        return json!({"type": "object", "properties": {"answer": own_words}, "required": ["answer"]});
+    }
+    json!({
+        "type": "object",
+        "properties": {
+            "choice": {"type": "string", "title": "Pick one", "description": question, "enum": choices},
+            "answer": {"type": "string", "title": "Or answer in your own words"},
+        },
+    })
+}
+
+/// Asks through the caller's elicitation: the typed answer if any, else the pick.
+fn elicit(ctx: &ToolContext, question: &str, choices: &[String]) -> Result<String, ClarifyError> {
+    let form = Elicitation::new(question, answer_form(question, choices));
+    let values = match ctx.elicit_blocking(form) {
+        Ok(ElicitationReply::Accept(values)) => values,
+        Ok(ElicitationReply::Decline) => {
+            return Err(ClarifyError::Failed(
+                "the user declined to answer".to_owned(),
+            ));
+        }
+        Ok(ElicitationReply::Cancel) => {
+            return Err(ClarifyError::Failed(
+                "the user dismissed the question".to_owned(),
+            ));
+        }
+        Err(err) => return Err(ClarifyError::Failed(err.to_string())),
+    };
+    let given = |name: &str| {
+        values
+            .get(name)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+    };
+    given("answer")
+        .or_else(|| given("choice"))
+        .map(str::to_owned)
+        .ok_or_else(|| ClarifyError::Failed("the user sent the form without an answer".to_owned()))
 }
 
 /// Trims choices, drops blank ones, keeps the first [`MAX_CHOICES`]; none left means an open
@@ -174,8 +234,8 @@ fn clean_choices(choices: Option<Vec<String>>) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hermes_tools::{ToolContext, ToolRegistry};
-    use serde_json::json;
+    use hermes_tools::ToolRegistry;
+    use std::sync::{Arc, Mutex};
 
     fn strings(items: &[&str]) -> Vec<String> {
         items.iter().map(|s| (*s).to_owned()).collect()
@@ -190,6 +250,7 @@ mod tests {
             " Which? ".into(),
             Some(strings(&[" a ", "", "b", "c", "d", "e"])),
             Some(&ask),
+            &ToolContext::new(),
         )
         .unwrap();
         assert_eq!(
@@ -206,14 +267,14 @@ mod tests {
     fn direct_call_errors() {
         let ask = AskUser::new(|_, _| Err("terminal closed".into()));
         assert_eq!(
-            clarify("  ".into(), None, Some(&ask)),
+            clarify("  ".into(), None, Some(&ask), &ToolContext::new()),
             Err(ClarifyError::EmptyQuestion)
         );
         assert_eq!(
-            clarify("q?".into(), None, None),
+            clarify("q?".into(), None, None, &ToolContext::new()),
             Err(ClarifyError::Unavailable)
         );
-        let failed = clarify("q?".into(), None, Some(&ask)).unwrap_err();
+        let failed = clarify("q?".into(), None, Some(&ask), &ToolContext::new()).unwrap_err();
         assert_eq!(
             failed.to_string(),
             "Failed to get user input: terminal closed"
@@ -237,6 +298,113 @@ mod tests {
         );
         let open = ToolRegistry::global().call_blocking("clarify", r#"{"question":"q?"}"#, &ctx);
         assert_eq!(open.to_value()["choices_offered"], json!(null));
+    }
+
+    /// Answers every elicitation with `reply`, keeping the questions it was asked.
+    struct Scripted {
+        reply: ElicitationReply,
+        asked: Arc<Mutex<Vec<Elicitation>>>,
+    }
+
+    impl hermes_tools::Asker for Scripted {
+        fn can_elicit(&self) -> bool {
+            true
+        }
+        fn elicit(
+            &self,
+            question: Elicitation,
+        ) -> hermes_tools::BoxFuture<'static, Result<ElicitationReply, hermes_tools::AskError>>
+        {
+            self.asked.lock().unwrap().push(question);
+            let reply = self.reply.clone();
+            Box::pin(async move { Ok(reply) })
+        }
+    }
+
+    /// A context whose caller answers `reply`, beside a terminal callback that must not be
+    /// used; and the questions asked.
+    fn eliciting(reply: ElicitationReply) -> (ToolContext, Arc<Mutex<Vec<Elicitation>>>) {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let ctx = ToolContext::new()
+            .with_extension(AskUser::new(|_, _| Ok("from the terminal".into())))
+            .with_asker(Scripted {
+                reply,
+                asked: Arc::clone(&asked),
+            });
+        (ctx, asked)
+    }
+
+    fn accept(values: Value) -> ElicitationReply {
+        ElicitationReply::Accept(values.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn a_caller_that_offers_elicitation_is_asked_instead_of_the_terminal() {
+        let (ctx, asked) = eliciting(accept(json!({"choice": "prod"})));
+        let answer = ToolRegistry::global().call_blocking(
+            "clarify",
+            r#"{"question":" Where to? ","choices":["staging","prod"]}"#,
+            &ctx,
+        );
+        assert_eq!(
+            answer.to_value()["user_response"],
+            json!("prod"),
+            "{answer:?}"
+        );
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.len(), 1);
+        assert_eq!(asked[0].message, "Where to?");
+        let properties = &asked[0].schema["properties"];
+        assert_eq!(properties["choice"]["enum"], json!(["staging", "prod"]));
+        assert_eq!(properties["answer"]["type"], json!("string"));
+        assert_eq!(asked[0].schema.get("required"), None, "a pick or own words");
+    }
+
+    #[test]
+    fn own_words_win_over_a_pick_and_an_open_question_requires_an_answer() {
+        let (ctx, asked) = eliciting(accept(json!({"choice": "prod", "answer": " qa "})));
+        let typed = clarify("Where?".into(), Some(strings(&["prod"])), None, &ctx).unwrap();
+        assert_eq!(typed.user_response, "qa");
+        let (ctx, asked_open) = eliciting(accept(json!({"answer": "tomorrow"})));
+        let open = clarify("When?".into(), None, None, &ctx).unwrap();
+        assert_eq!(open.user_response, "tomorrow");
+        assert_eq!(open.choices_offered, None);
+        assert_eq!(
+            asked_open.lock().unwrap()[0].schema["required"],
+            json!(["answer"])
+        );
+        assert_eq!(asked.lock().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_declined_dismissed_or_empty_elicitation_is_a_tool_error_that_says_so() {
+        for (reply, says) in [
+            (ElicitationReply::Decline, "the user declined to answer"),
+            (ElicitationReply::Cancel, "the user dismissed the question"),
+            (
+                accept(json!({"answer": "  "})),
+                "the user sent the form without an answer",
+            ),
+        ] {
+            let (ctx, _) = eliciting(reply);
+            let err = clarify("q?".into(), Some(strings(&["a"])), None, &ctx).unwrap_err();
+            assert_eq!(err.to_string(), format!("Failed to get user input: {says}"));
+        }
+    }
+
+    #[test]
+    fn a_caller_that_only_samples_leaves_the_question_to_the_terminal() {
+        struct SamplesOnly;
+        impl hermes_tools::Asker for SamplesOnly {
+            fn can_sample(&self) -> bool {
+                true
+            }
+        }
+        let ctx = ToolContext::new()
+            .with_asker(SamplesOnly)
+            .with_extension(AskUser::new(|_, _| Ok("typed".into())));
+        let answer = clarify("q?".into(), None, ctx.extension(), &ctx).unwrap();
+        assert_eq!(answer.user_response, "typed");
     }
 
     #[test]

@@ -51,6 +51,9 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::asking::{
+    AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, unavailable,
+};
 pub use crate::reports::{LogLevel, Progress};
 
 /// The context of one tool call: ids for tracing, the [`Session`] it belongs to, and a typed
@@ -82,6 +85,8 @@ struct Inner {
     progress: Option<ProgressSink>,
     /// Where the call's log messages go beside `tracing`, when someone follows them.
     log: Option<LogSink>,
+    /// Who answers the tool's questions (the MCP client's user and model), if anyone.
+    asker: Option<Arc<dyn Asker>>,
 }
 
 /// Receives a call's [`Progress`] reports.
@@ -261,6 +266,71 @@ impl ToolContext {
         self
     }
 
+    /// Whether [`elicit`](Self::elicit) can reach a user: over MCP, the calling client
+    /// offered elicitation on this session. A tool that can do without asks only then.
+    pub fn can_elicit(&self) -> bool {
+        self.inner
+            .asker
+            .as_ref()
+            .is_some_and(|asker| asker.can_elicit())
+    }
+
+    /// Whether [`sample`](Self::sample) can reach a model: over MCP, the calling client
+    /// offered sampling on this session.
+    pub fn can_sample(&self) -> bool {
+        self.inner
+            .asker
+            .as_ref()
+            .is_some_and(|asker| asker.can_sample())
+    }
+
+    /// Asks the caller's user `question` and waits for the answer (over MCP,
+    /// `elicitation/create` to the client, credentials masked in the message). Without
+    /// anyone to ask it fails at once with [`AskError::Unavailable`]. A sync tool uses
+    /// [`elicit_blocking`](Self::elicit_blocking).
+    pub async fn elicit(&self, question: Elicitation) -> Result<ElicitationReply, AskError> {
+        match self.inner.asker.as_ref().filter(|asker| asker.can_elicit()) {
+            Some(asker) => asker.elicit(question).await,
+            None => Err(unavailable("elicitation")),
+        }
+    }
+
+    /// Asks the caller's model to continue a conversation and waits for its reply (over MCP,
+    /// `sampling/createMessage` to the client, credentials masked in the messages). Without
+    /// a model to ask it fails at once with [`AskError::Unavailable`].
+    pub async fn sample(&self, request: Sampling) -> Result<SamplingReply, AskError> {
+        match self.inner.asker.as_ref().filter(|asker| asker.can_sample()) {
+            Some(asker) => asker.sample(request).await,
+            None => Err(unavailable("sampling")),
+        }
+    }
+
+    /// [`elicit`](Self::elicit) for a sync tool: blocks this thread until the user answers.
+    /// Declare such a tool `blocking`, so that its wait for a person holds no runtime worker.
+    pub fn elicit_blocking(&self, question: Elicitation) -> Result<ElicitationReply, AskError> {
+        crate::bridge::block_on(self.elicit(question)).unwrap_or_else(|err| {
+            Err(AskError::Failed(format!(
+                "cannot wait for the answer: {err}"
+            )))
+        })
+    }
+
+    /// [`sample`](Self::sample) for a sync tool: blocks this thread until the model answers.
+    pub fn sample_blocking(&self, request: Sampling) -> Result<SamplingReply, AskError> {
+        crate::bridge::block_on(self.sample(request)).unwrap_or_else(|err| {
+            Err(AskError::Failed(format!(
+                "cannot wait for the reply: {err}"
+            )))
+        })
+    }
+
+    /// The same context, its tool's questions answered by `asker` (the MCP server sets one
+    /// for each call whose client offers elicitation or sampling).
+    pub fn with_asker(mut self, asker: impl Asker + 'static) -> Self {
+        Arc::make_mut(&mut self.inner).asker = Some(Arc::new(asker));
+        self
+    }
+
     /// The registry this context runs on, type-erased.
     pub(crate) fn runner(&self) -> Option<&Runner> {
         self.runner.as_ref()
@@ -299,6 +369,8 @@ impl fmt::Debug for ToolContext {
             .field("extensions", &extensions)
             .field("progress_followed", &self.inner.progress.is_some())
             .field("log_followed", &self.inner.log.is_some())
+            .field("can_elicit", &self.can_elicit())
+            .field("can_sample", &self.can_sample())
             .field("on_registry", &self.runner.is_some())
             .finish()
     }

@@ -77,6 +77,7 @@
 #![deny(missing_docs)]
 
 mod answer;
+mod asking;
 pub mod availability;
 mod bridge;
 mod budget;
@@ -113,7 +114,12 @@ mod turn;
 pub mod validation;
 
 pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
+pub use asking::{
+    AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingMessageText, SamplingReply,
+    SamplingRole,
+};
 pub use budget::{TurnBudget, readable_spill_file};
+pub use combinators::BoxFuture;
 pub use config::Config;
 pub use context::{LogLevel, Progress, Session, ToolContext};
 pub use definitions::{Definitions, DefinitionsRequest};

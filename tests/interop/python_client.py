@@ -22,12 +22,19 @@ Scenarios:
                                     served with it (sent by the SDK's HTTP client)
     http-progress URL               a tool's progress reports reach the call's progress
                                     callback, in order, before its result (both eras)
+    http-clarify URL                two sessions at once call `clarify` with choices; each is
+                                    asked through its own elicitation callback and gets its own
+                                    user's answer (a pick, typed words); a declined question
+                                    comes back as a tool error that says so
+    http-unasked URL                a client that offers neither elicitation nor sampling:
+                                    tools that ask are told at once, not left waiting
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 from pathlib import Path
@@ -269,6 +276,64 @@ async def http_progress(url: str) -> None:
             print(f"ok: protocol {version}: progress {done} of 100, then the result")
 
 
+def answering(asked: list[Any], action: str, content: dict[str, Any] | None) -> Any:
+    """An elicitation callback: keeps each request, answers with `action` and `content`."""
+
+    async def callback(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params)
+        return types.ElicitResult(action=action, content=content)  # type: ignore[arg-type]
+
+    return callback
+
+
+async def http_clarify(url: str) -> None:
+    question = {"question": "Where should I deploy?", "choices": ["staging", "prod"]}
+    first_asked: list[Any] = []
+    second_asked: list[Any] = []
+    first_cb = answering(first_asked, "accept", {"choice": "prod"})
+    second_cb = answering(second_asked, "accept", {"answer": "the qa cluster"})
+    async with Client(url, mode="legacy", elicitation_callback=first_cb) as first, \
+            Client(url, mode="legacy", elicitation_callback=second_cb) as second:
+        results: dict[str, types.CallToolResult] = {}
+
+        async def call(name: str, client: Client) -> None:
+            results[name] = await client.call_tool("clarify", question)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call, "first", first)
+            group.start_soon(call, "second", second)
+        answers = {}
+        for name, result in results.items():
+            check(result.is_error is False, f"{name}: {result!r}")
+            answers[name] = json.loads(text_of(result))["user_response"]
+        check(answers == {"first": "prod", "second": "the qa cluster"}, f"answers {answers}")
+        check(len(first_asked) == 1 and len(second_asked) == 1,
+              f"each asked once: {len(first_asked)}, {len(second_asked)}")
+        form = first_asked[0]
+        check(form.message == "Where should I deploy?", f"message {form.message!r}")
+        choice = form.requested_schema["properties"]["choice"]
+        check(choice["enum"] == ["staging", "prod"], f"choices offered {choice!r}")
+        print(f"ok: two sessions asked through their own elicitation: {answers}")
+    declined_asked: list[Any] = []
+    declining = answering(declined_asked, "decline", None)
+    async with Client(url, mode="legacy", elicitation_callback=declining) as client:
+        result = await client.call_tool("clarify", question)
+        check(result.is_error is True, f"a declined question is an error: {result!r}")
+        check("declined" in text_of(result), text_of(result))
+        print(f"ok: declined: {text_of(result)}")
+
+
+async def http_unasked(url: str) -> None:
+    async with Client(url, mode="legacy") as client:
+        for tool, args in (("test_elicitation", {"message": "Who are you?"}),
+                           ("test_sampling", {"prompt": "Say hi"})):
+            with anyio.fail_after(PATIENCE):
+                result = await client.call_tool(tool, args)
+            check(result.is_error is True, f"{tool}: {result!r}")
+            check("cannot ask" in text_of(result), f"{tool}: {text_of(result)}")
+            print(f"ok: {tool} told at once: {text_of(result)}")
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
@@ -279,6 +344,8 @@ SCENARIOS = {
     "hidden-agent-loop": hidden_agent_loop,
     "http-bearer": http_bearer,
     "http-progress": http_progress,
+    "http-clarify": http_clarify,
+    "http-unasked": http_unasked,
 }
 
 

@@ -21,7 +21,7 @@ const SERVER: &str = env!("CARGO_BIN_EXE_conformance-server");
 const EXAMPLE_SERVER: &str = env!("CARGO_BIN_EXE_example-server");
 
 /// The conformance scenarios that apply to a tools server.
-const SCENARIOS: [&str; 14] = [
+const SCENARIOS: [&str; 18] = [
     "server-initialize",
     "logging-set-level",
     "ping",
@@ -35,6 +35,10 @@ const SCENARIOS: [&str; 14] = [
     "tools-call-mixed-content",
     "tools-call-with-logging",
     "tools-call-with-progress",
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
     "dns-rebinding-protection",
 ];
 
@@ -415,6 +419,40 @@ fn a_tools_progress_reaches_the_python_sdks_progress_callback() {
     let out = python_scenario(&["http-progress", &server.url]);
     assert!(out.contains("ok: protocol 2026-07-28: progress"), "{out}");
     assert!(out.contains("ok: protocol 2025-11-25: progress"), "{out}");
+}
+
+#[test]
+fn clarify_asks_each_python_client_through_its_own_elicitation() {
+    let server = HttpServer::start_with(EXAMPLE_SERVER, &[]);
+    let out = python_scenario(&["http-clarify", &server.url]);
+    assert!(
+        out.contains(
+            "ok: two sessions asked through their own elicitation: \
+             {'first': 'prod', 'second': 'the qa cluster'}"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok: declined:")
+            && out.contains("Failed to get user input: the user declined to answer"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_tool_that_asks_a_client_offering_nothing_is_told_at_once() {
+    let server = HttpServer::start();
+    let out = python_scenario(&["http-unasked", &server.url]);
+    assert!(
+        out.contains("ok: test_elicitation told at once:")
+            && out.contains("cannot ask: the caller offers no elicitation"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok: test_sampling told at once:")
+            && out.contains("cannot ask: the caller offers no sampling"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -33,6 +33,10 @@
 //!   A sync tool runs right on the session's async worker, as in `rmcp`'s own server (no
 //!   `block_in_place`, whose core handoff costs more than most tools): a sync tool that may
 //!   block for long declares `#[tool(blocking)]` and runs on the blocking pool under its timeout;
+//! - `elicitation/create` and `sampling/createMessage` to the client, when a tool asks with
+//!   [`ToolContext::elicit`](crate::ToolContext::elicit) or
+//!   [`sample`](crate::ToolContext::sample) and the client offered the capability on its
+//!   session (else the tool is told at once that nobody can be asked);
 //! - `notifications/tools/list_changed` when the listing changes (a plugin loads, an MCP server
 //!   refreshes, a config is installed), on sessions that began with `initialize` and on
 //!   `subscriptions/listen` streams of the 2026-07-28 protocol;
@@ -107,6 +111,7 @@ use crate::registry::ToolRegistry;
 use crate::toolsets::{Selection, SelectionError};
 use crate::{Session, ToolContext};
 
+mod ask;
 mod bearer;
 mod convert;
 mod handler;

@@ -8,7 +8,9 @@
 use std::process::ExitCode;
 use std::sync::LazyLock;
 
-use hermes_tools::{LogLevel, Tool, ToolContent, ToolRegistry};
+use hermes_tools::{
+    AskError, Elicitation, ElicitationReply, LogLevel, Sampling, Tool, ToolContent, ToolRegistry,
+};
 use serde_json::{Value, json};
 
 /// The toolset of every fixture.
@@ -34,7 +36,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-fn fixtures() -> [Tool; 10] {
+fn fixtures() -> [Tool; 14] {
     [
         // Scenario tools-call-simple-text.
         Tool::builder("test_simple_text", TOOLSET)
@@ -136,11 +138,103 @@ fn fixtures() -> [Tool; 10] {
                 "Progress reported three times."
             })
             .build(),
+        // Scenario tools-call-sampling: the client's model, asked through the context.
+        Tool::builder("test_sampling", TOOLSET)
+            .description("Ask the client's model to answer a prompt, for the conformance suite.")
+            .parameters(json!({
+                "type": "object",
+                "properties": {"prompt": {"type": "string"}},
+                "required": ["prompt"]
+            }))
+            .async_handler(|args, ctx| async move {
+                let prompt = args["prompt"].as_str().unwrap_or_default().to_owned();
+                let reply = ctx.sample(Sampling::new(prompt, 100)).await?;
+                Ok::<_, AskError>(format!("LLM response: {}", reply.text))
+            })
+            .build(),
+        // Scenario tools-call-elicitation: the client's user, asked through the context.
+        Tool::builder("test_elicitation", TOOLSET)
+            .description("Ask the client's user for a name and an email, for the conformance suite.")
+            .parameters(json!({
+                "type": "object",
+                "properties": {"message": {"type": "string"}},
+                "required": ["message"]
+            }))
+            .async_handler(|args, ctx| async move {
+                let message = args["message"].as_str().unwrap_or_default().to_owned();
+                let form = json!({
+                    "type": "object",
+                    "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"}
+                    },
+                    "required": ["username", "email"]
+                });
+                let reply = ctx.elicit(Elicitation::new(message, form)).await?;
+                Ok::<_, AskError>(format!("User response: {}", said(&reply)))
+            })
+            .build(),
+        // Scenario elicitation-sep1034-defaults: a default for every primitive type.
+        Tool::builder("test_elicitation_sep1034_defaults", TOOLSET)
+            .description("Ask with a default for every field, for the conformance suite.")
+            .async_handler(|_args, ctx| async move {
+                let form = json!({
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "default": "John Doe"},
+                        "age": {"type": "integer", "default": 30},
+                        "score": {"type": "number", "default": 95.5},
+                        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                        "verified": {"type": "boolean", "default": true}
+                    }
+                });
+                let reply = ctx.elicit(Elicitation::new("Confirm your profile", form)).await?;
+                Ok::<_, AskError>(format!("Elicitation completed: {}", said(&reply)))
+            })
+            .build(),
+        // Scenario elicitation-sep1330-enums: every enum form of the 2025-11-25 schema.
+        Tool::builder("test_elicitation_sep1330_enums", TOOLSET)
+            .description("Ask with each kind of enum, for the conformance suite.")
+            .async_handler(|_args, ctx| async move {
+                let form = json!({
+                    "type": "object",
+                    "properties": {
+                        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                        "titledSingle": {"type": "string", "oneOf": [
+                            {"const": "value1", "title": "First Option"},
+                            {"const": "value2", "title": "Second Option"},
+                            {"const": "value3", "title": "Third Option"}
+                        ]},
+                        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                                       "enumNames": ["Option One", "Option Two", "Option Three"]},
+                        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                        "titledMulti": {"type": "array", "items": {"anyOf": [
+                            {"const": "value1", "title": "First Choice"},
+                            {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}
+                        ]}}
+                    }
+                });
+                let reply = ctx.elicit(Elicitation::new("Pick your options", form)).await?;
+                Ok::<_, AskError>(format!("Elicitation completed: {}", said(&reply)))
+            })
+            .build(),
         Tool::builder("add_fixture_tool", TOOLSET)
             .description("Register the tool `added_later`, changing the tool list.")
             .handler(|_args, _ctx| add_fixture_tool())
             .build(),
     ]
+}
+
+/// An elicitation's outcome as the scenarios print it: the action and the values.
+fn said(reply: &ElicitationReply) -> String {
+    match reply {
+        ElicitationReply::Accept(values) => {
+            format!("action=accept, content={}", Value::from(values.clone()))
+        }
+        ElicitationReply::Decline => "action=decline, content={}".to_owned(),
+        ElicitationReply::Cancel => "action=cancel, content={}".to_owned(),
+    }
 }
 
 /// Registers [`ADDED_LATER`] in the served registry, as a plugin or an MCP refresh would.

@@ -37,6 +37,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::combinators::BoxFuture;
+// The replies and messages are the ones a tool's own questions use (`crate::asking`).
+pub use crate::asking::{ElicitationReply, SamplingMessageText, SamplingReply, SamplingRole};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -48,24 +50,6 @@ use parking_lot::Mutex;
 
 use crate::availability::Clock;
 use crate::config::SamplingConfig;
-
-/// Who said a message of a [`SamplingRequest`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SamplingRole {
-    /// The user (or the server speaking as one).
-    User,
-    /// The model.
-    Assistant,
-}
-
-/// One message of a [`SamplingRequest`], as text (an image or audio part is said in words).
-#[derive(Debug, Clone, PartialEq)]
-pub struct SamplingMessageText {
-    /// Who said it.
-    pub role: SamplingRole,
-    /// What was said.
-    pub text: String,
-}
 
 /// What a server asks the agent's model, within the server's limits.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,35 +95,6 @@ impl SamplingRequest {
     }
 }
 
-/// What the agent's model answered.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct SamplingReply {
-    /// The text generated.
-    pub text: String,
-    /// The model that generated it.
-    pub model: String,
-    /// Why generation stopped (`endTurn`, `stopSequence`, `maxTokens`), if known.
-    pub stop_reason: Option<String>,
-}
-
-impl SamplingReply {
-    /// A reply of `text` by `model`.
-    pub fn new(text: impl Into<String>, model: impl Into<String>) -> Self {
-        Self {
-            text: text.into(),
-            model: model.into(),
-            stop_reason: None,
-        }
-    }
-
-    /// The same reply, saying why generation stopped.
-    pub fn with_stop_reason(mut self, reason: impl Into<String>) -> Self {
-        self.stop_reason = Some(reason.into());
-        self
-    }
-}
-
 /// Answers MCP servers' sampling requests with the agent's model.
 ///
 /// An error (`Err(message)`) reaches the server as a JSON-RPC error with the message.
@@ -171,17 +126,6 @@ impl ElicitationRequest {
             schema,
         }
     }
-}
-
-/// The user's answer to an [`ElicitationRequest`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum ElicitationReply {
-    /// The user answered, with these values (by property name).
-    Accept(Map<String, Value>),
-    /// The user chose not to answer; the server goes on without.
-    Decline,
-    /// The user dismissed the question.
-    Cancel,
 }
 
 /// Asks the user what MCP servers want to know (the CLI asks on the terminal).

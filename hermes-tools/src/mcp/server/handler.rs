@@ -17,6 +17,7 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
+use super::ask::ClientAsker;
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, convert, jsonrpc};
 use crate::ToolContext;
@@ -29,15 +30,22 @@ impl ToolServer {
     /// The context of one call: this connection's session, except for an HTTP request outside
     /// any session (the 2026-07-28 protocol has none), which gets no session at all: a fresh
     /// one would make a tool's state vanish after the call, silently.
+    ///
+    /// A tool may ask the client's user and model when the client offered them on its
+    /// session; a sessionless request cannot be asked back (the 2026-07-28 protocol forbids a
+    /// server's requests to the client).
     fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
         let sessionless_http = request
             .extensions
             .get::<axum::http::request::Parts>()
             .is_some_and(|parts| !parts.headers.contains_key(SESSION_HEADER));
         if sessionless_http {
-            self.context.clone().without_session()
-        } else {
-            self.session_context().clone()
+            return self.context.clone().without_session();
+        }
+        let ctx = self.session_context().clone();
+        match ClientAsker::of(&request.peer) {
+            Some(asker) => ctx.with_asker(asker),
+            None => ctx,
         }
     }
 }

@@ -1,0 +1,155 @@
+//! A served tool's questions, put to the MCP client that called it: [`ToolContext::elicit`]
+//! as `elicitation/create`, [`ToolContext::sample`] as `sampling/createMessage`, each only when
+//! the client declared the capability on its session.
+//!
+//! [`ToolContext::elicit`]: crate::ToolContext::elicit
+//! [`ToolContext::sample`]: crate::ToolContext::sample
+
+// Sampling is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
+// clients of the 2025 versions still offer it, so we ask through it.
+#![allow(deprecated)]
+
+use rmcp::Peer;
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
+    ElicitationAction, ElicitationSchema, Role, SamplingMessage, SamplingMessageContentBlock,
+    ServerRequest,
+};
+use rmcp::service::ServiceError;
+use serde_json::Value;
+
+use crate::asking::{
+    AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, SamplingRole,
+};
+use crate::combinators::BoxFuture;
+use crate::redact;
+
+/// Asks the client of one session.
+pub(super) struct ClientAsker {
+    peer: Peer<RoleServer>,
+    elicitation: bool,
+    sampling: bool,
+}
+
+impl ClientAsker {
+    /// An asker over `peer`, offering what its client declared at `initialize`; `None` when
+    /// it declared neither (a tool is then told so at once).
+    pub(super) fn of(peer: &Peer<RoleServer>) -> Option<Self> {
+        let info = peer.peer_info()?;
+        let capabilities = &info.capabilities;
+        // An empty `elicitation: {}` is form mode (2025-06-18); a client that names only
+        // `url` mode cannot show a form.
+        let elicitation = capabilities
+            .elicitation
+            .as_ref()
+            .is_some_and(|modes| modes.form.is_some() || modes.url.is_none());
+        let sampling = capabilities.sampling.is_some();
+        (elicitation || sampling).then(|| Self {
+            peer: peer.clone(),
+            elicitation,
+            sampling,
+        })
+    }
+}
+
+impl Asker for ClientAsker {
+    fn can_elicit(&self) -> bool {
+        self.elicitation
+    }
+
+    fn can_sample(&self) -> bool {
+        self.sampling
+    }
+
+    fn elicit(
+        &self,
+        question: Elicitation,
+    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            let schema: ElicitationSchema =
+                serde_json::from_value(question.schema).map_err(|err| {
+                    AskError::Failed(format!(
+                        "the form is not one MCP elicitation allows (an object of flat \
+                         string, number, boolean or enum properties): {err}"
+                    ))
+                })?;
+            let params = ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: redact(&question.message).into_owned(),
+                requested_schema: schema,
+            };
+            // rmcp's `create_elicitation` needs its `elicitation` feature, which builds `url`
+            // (and ICU) for nothing we use: the request is sent as that method sends it.
+            let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+            let result = match peer.send_request(request).await.map_err(failed)? {
+                ClientResult::ElicitResult(result) => result,
+                _ => return Err(failed(ServiceError::UnexpectedResponse)),
+            };
+            match result.action {
+                ElicitationAction::Accept => match result.content {
+                    Some(Value::Object(values)) => Ok(ElicitationReply::Accept(values)),
+                    None => Ok(ElicitationReply::Accept(serde_json::Map::new())),
+                    Some(other) => Err(AskError::Failed(format!(
+                        "the client accepted with {other}, not an object of the form's values"
+                    ))),
+                },
+                ElicitationAction::Decline => Ok(ElicitationReply::Decline),
+                _ => Ok(ElicitationReply::Cancel),
+            }
+        })
+    }
+
+    fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
+        let peer = self.peer.clone();
+        Box::pin(async move {
+            // What goes to the client's model is masked like any answer a model reads.
+            let messages = request
+                .messages
+                .iter()
+                .map(|message| {
+                    let text = redact(&message.text).into_owned();
+                    match message.role {
+                        SamplingRole::User => SamplingMessage::user_text(text),
+                        SamplingRole::Assistant => SamplingMessage::assistant_text(text),
+                    }
+                })
+                .collect();
+            let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+            params.system_prompt = request
+                .system_prompt
+                .map(|prompt| redact(&prompt).into_owned());
+            params.temperature = request.temperature;
+            let result = peer.create_message(params).await.map_err(failed)?;
+            if result.message.role != Role::Assistant {
+                return Err(AskError::Failed(
+                    "the client's reply is not the model's (role is not assistant)".to_owned(),
+                ));
+            }
+            let text: Vec<String> = result
+                .message
+                .content
+                .into_vec()
+                .into_iter()
+                .filter_map(|part| match part {
+                    SamplingMessageContentBlock::Text(text) => Some(text.text),
+                    _ => None,
+                })
+                .collect();
+            let mut reply = SamplingReply::new(text.join("\n"), result.model);
+            reply.stop_reason = result.stop_reason;
+            Ok(reply)
+        })
+    }
+}
+
+/// A request the client refused, or a connection gone, as the tool is told it.
+fn failed(err: ServiceError) -> AskError {
+    match err {
+        ServiceError::McpError(error) => {
+            AskError::Failed(format!("the client refused: {}", error.message))
+        }
+        other => AskError::Failed(format!("the client did not answer: {other}")),
+    }
+}
