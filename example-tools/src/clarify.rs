@@ -4,6 +4,7 @@ use std::fmt;
 use std::io::{self, BufRead, Write};
 
 use hermes_tools::{Elicitation, ElicitationReply, ToolContext, tool};
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -99,8 +100,9 @@ fn pick(typed: &str, choices: &[String]) -> String {
         .map_or_else(|| typed.to_owned(), Clone::clone)
 }
 
-/// What the user answered, in Hermes' shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// What the user answered, in Hermes' shape. Its schema is the tool's MCP `outputSchema`, and
+/// an MCP client gets the answer as `structuredContent` too.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ClarifyAnswer {
     /// The question asked, trimmed.
     pub question: String,
@@ -431,6 +433,27 @@ mod tests {
         assert_eq!(tool.parameters()["required"], json!(["question"]));
         assert_eq!(tool.toolset(), "clarify");
         assert_eq!(tool.emoji(), "❓");
+    }
+
+    #[test]
+    fn the_answer_shape_is_published_as_the_output_schema() {
+        let tool = ToolRegistry::global().get("clarify").unwrap();
+        let schema = tool
+            .output_schema()
+            .expect("ClarifyAnswer is a JsonSchema struct");
+        assert_eq!(schema["type"], json!("object"));
+        assert_eq!(schema["required"], json!(["question", "user_response"]));
+        assert_eq!(
+            schema["properties"]["user_response"]["type"],
+            json!("string")
+        );
+        let answer = ClarifyAnswer {
+            question: "q?".into(),
+            choices_offered: None,
+            user_response: "a".into(),
+        };
+        let validator = jsonschema::validator_for(schema).unwrap();
+        assert!(validator.is_valid(&serde_json::to_value(answer).unwrap()));
     }
 
     #[test]

@@ -130,13 +130,9 @@ fn call_answers_through_the_server() {
     );
     assert!(output.status.success(), "{output:?}");
     let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(answer["result"]["timezone"], "UTC", "{answer}");
-    assert!(
-        answer["result"]["datetime"]
-            .as_str()
-            .unwrap()
-            .ends_with("+00:00")
-    );
+    // The tool declares an output schema: its structured result is the answer as it is.
+    assert_eq!(answer["timezone"], "UTC", "{answer}");
+    assert!(answer["datetime"].as_str().unwrap().ends_with("+00:00"));
 }
 
 #[test]
@@ -346,9 +342,9 @@ fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
     let output = with_token(&["call", "mcp__remote__add", r#"{"a": 2, "b": "40"}"#]);
     assert!(output.status.success(), "{output:?}");
     let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    // The server's text beside its structured content, kept as data.
-    assert_eq!(answer["result"], "42", "{answer}");
-    assert_eq!(answer["structured"]["result"], 42, "{answer}");
+    // The tool declares an output schema (FastMCP's `{"result": int}`): its structured
+    // result is the answer, the number a number.
+    assert_eq!(answer, serde_json::json!({"result": 42}), "{answer}");
 
     // Without the variable the server is reported, naming what to set, and nothing leaks.
     let output = cli_with_config(Path::new(config), &["call", "mcp__remote__add", "{}"]);

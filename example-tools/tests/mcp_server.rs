@@ -85,6 +85,22 @@ fn python_client_that_probes_server_discover_first_connects_over_stdio() {
 }
 
 #[test]
+fn served_again_mcp_tools_keep_their_annotations_and_output_schema() {
+    let out = python_scenario("reserved-time");
+    assert!(
+        out.contains("get_current_time keeps readOnlyHint and its outputSchema"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "ok: a call answers structuredContent that matches: \
+             ['datetime', 'day_of_week', 'is_dst', 'timezone']"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn serve_http_refuses_a_non_loopback_address() {
     let output = Command::new(env!("CARGO_BIN_EXE_example-tools"))
         .args(["serve", "--http", "0.0.0.0:8080"])

@@ -154,6 +154,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let provenance = provenance(private, tool.ident.span());
+    let output_schema = output_schema(private, tool.output.as_ref());
     let Arguments {
         items: arguments_items,
         parse_only,
@@ -188,11 +189,28 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             clamped: &[#(#clamped),*],
             validate: #validate,
             schema: #schema,
+            output_schema: #output_schema,
             handler: #handler,
             // The wrapper's own parse (`__hermes_parse` or `parse_arguments`), without the call.
             parse: #parse_only,
             provenance: #provenance,
         }
+    }}
+}
+
+/// The probe of the tool's output schema: the JSON Schema of what it answers when that is a
+/// `JsonSchema` object type (`T` or `Result<T, E>`), chosen by autoref specialisation.
+fn output_schema(private: &TokenStream, output: Option<&syn::Type>) -> TokenStream {
+    let Some(ty) = output else {
+        return quote!(::core::option::Option::None);
+    };
+    quote! {{
+        fn __hermes_output_schema() -> ::core::option::Option<#private::serde_json::Value> {
+            #[allow(unused_imports)]
+            use #private::{NoOutputSchema as _, OutputSchemaOf as _, OutputSchemaOfOk as _};
+            (&&&#private::OutputProbe::<#ty>::new()).__hermes_output_schema()
+        }
+        ::core::option::Option::Some(__hermes_output_schema)
     }}
 }
 

@@ -1,4 +1,5 @@
-//! The `#[tool]` attribute of [hermes-tools](https://docs.rs/hermes-tools).
+//! The `#[tool]`, `#[resource]`, `#[prompt]` and `#[plugin]` attributes of
+//! [hermes-tools](https://docs.rs/hermes-tools).
 //!
 //! Use it through `hermes_tools::tool`; the expansion names runtime items only through
 //! `::hermes_tools::__private`, so tool crates need no direct serde, schemars or linkme
@@ -12,6 +13,7 @@
 //! that no second error follows from the first.
 
 mod attr;
+mod catalog;
 mod check;
 mod docs;
 mod expand;
@@ -44,6 +46,18 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(()) => expand::expand(&tool, &function).into(),
         Err(err) => expand::fallback(&tool.krate, &function, err).into(),
     }
+}
+
+/// Declares a resource an MCP client may read. See `hermes_tools::resources`.
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    catalog::expand(catalog::Kind::Resource, args.into(), item.into()).into()
+}
+
+/// Declares a prompt an MCP client may fetch. See `hermes_tools::prompts`.
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    catalog::expand(catalog::Kind::Prompt, args.into(), item.into()).into()
 }
 
 /// Declares a plugin's register function. See `hermes_tools::plugins`.

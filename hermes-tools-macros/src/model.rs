@@ -73,6 +73,9 @@ pub struct Tool {
     /// [`check::serde_judges_as_schema`].
     pub validate: bool,
     pub params: Vec<Param>,
+    /// The declared return type, when it can be named in a probe of its output schema (not
+    /// `()` and no `impl Trait` in it).
+    pub output: Option<Type>,
 }
 
 /// One parameter of the function.
@@ -246,8 +249,25 @@ impl Tool {
             clamped,
             validate,
             params,
+            output: nameable_output(&sig.output),
         }
     }
+}
+
+/// The return type, unless there is none or it holds an `impl Trait`, which cannot be named
+/// outside the signature.
+fn nameable_output(output: &syn::ReturnType) -> Option<Type> {
+    let syn::ReturnType::Type(_, ty) = output else {
+        return None;
+    };
+    fn has_impl(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|token| match token {
+            proc_macro2::TokenTree::Ident(ident) => ident == "impl",
+            proc_macro2::TokenTree::Group(group) => has_impl(group.stream()),
+            _ => false,
+        })
+    }
+    (!has_impl(quote::ToTokens::to_token_stream(&**ty))).then(|| (**ty).clone())
 }
 
 /// The path of the runtime crate: `crate = path`, or `::hermes_tools`.

@@ -222,6 +222,13 @@ impl ToolContext {
         }
     }
 
+    /// Whether someone follows this call's [`progress`](Self::progress): a tool may skip
+    /// working out what it would report, and an MCP server's tool asks its server for
+    /// progress only then.
+    pub fn follows_progress(&self) -> bool {
+        self.inner.progress.is_some()
+    }
+
     /// The same context, its [`progress`](Self::progress) reports sent to `sink` (the MCP
     /// server sets one for each call whose client asked for progress).
     pub fn with_progress(mut self, sink: impl Fn(Progress) + Send + Sync + 'static) -> Self {

@@ -103,9 +103,11 @@ pub mod mcp;
 mod nearest;
 mod pipeline;
 pub mod plugins;
+pub mod prompts;
 pub mod provider;
 mod registry;
 mod reports;
+pub mod resources;
 mod sanitize;
 mod schema;
 mod tool;
@@ -128,14 +130,20 @@ pub use formats::{Format, UnknownFormat};
 ///
 /// See the [`plugins`] module.
 pub use hermes_tools_macros::plugin;
+/// Declares a prompt an MCP client may fetch: see the [`prompts`] module.
+pub use hermes_tools_macros::prompt;
+/// Declares a resource an MCP client may read: see the [`resources`] module.
+pub use hermes_tools_macros::resource;
 /// Declares a plain function as an LLM tool.
 ///
 /// See the [crate documentation](crate) for a tour and the README for every key.
 pub use hermes_tools_macros::tool;
 pub use hooks::Hooks;
 pub use pipeline::CallOptions;
+pub use prompts::{Prompt, PromptRole};
 pub use provider::{CallAccumulator, ReplyError, ToolCall};
 pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
+pub use resources::ResourceBody;
 pub use sanitize::redact;
 pub use tool::{Annotations, Provenance, SchemaContext, SchemaOverride, Tool, ToolBuilder};
 pub use toolsets::{Composite, Selection, SelectionError};
@@ -157,12 +165,16 @@ pub mod __private {
     pub use crate::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
     pub use crate::dispatch::judge_arguments;
     pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
+    pub use crate::prompts::{
+        IntoPrompt, PROMPTS, Prompt, PromptArgumentDecl, PromptDecl, argument as prompt_argument,
+    };
+    pub use crate::resources::{IntoResource, RESOURCES, ResourceBody, ResourceDecl};
     pub use crate::sanitize::redact_json;
     pub use crate::schema::generate as schema_for;
     pub use crate::tool::{
         Annotations, ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension,
-        Provenance, SchemaContext, SchemaOverride, StaticHandler, SyncCall, ToolDecl, args,
-        parse_arguments, parse_only,
+        NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk, Provenance, SchemaContext,
+        SchemaOverride, StaticHandler, SyncCall, ToolDecl, args, parse_arguments, parse_only,
     };
 
     /// The MCP client's input-schema repair and its check, for the fuzz targets.

@@ -143,7 +143,8 @@ async fn time_server_tools_are_registered_described_and_called() {
         false
     );
 
-    // Called through the pipeline: structured content, not its JSON copy in a string.
+    // Called through the pipeline: the tool declares an output schema, so its structured
+    // content is the answer as it is, not its JSON copy in a string.
     let answer = call(
         &registry,
         "mcp__time__get_current_time",
@@ -151,7 +152,7 @@ async fn time_server_tools_are_registered_described_and_called() {
     )
     .await;
     assert!(!answer.is_error(), "{answer}");
-    let result = &answer.to_value()["result"];
+    let result = &answer.to_value();
     assert_eq!(result["timezone"], "UTC");
     assert!(
         result["datetime"].as_str().unwrap().ends_with("+00:00"),
@@ -171,7 +172,7 @@ async fn time_server_tools_are_registered_described_and_called() {
     .await
     .unwrap();
     assert_eq!(
-        sync.to_value()["result"]["target"]["datetime"]
+        sync.to_value()["target"]["datetime"]
             .as_str()
             .map(|d| &d[11..16]),
         Some("21:00"),
@@ -190,6 +191,84 @@ async fn time_server_tools_are_registered_described_and_called() {
     clients.shutdown().await;
     assert!(registry.get("mcp__time__get_current_time").is_none());
     assert!(registry.snapshot().aliases().get("time").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_times_out_is_cancelled_at_the_server() {
+    let fake = Fake::new();
+    let registry = ToolRegistry::new();
+    let mut slow = fake.config();
+    slow.call_timeout_secs = 1;
+    let clients =
+        McpClients::start(&registry, &config([("fake", slow)]), &Selection::default()).await;
+    let timed_out = call(&registry, "mcp__fake__hang", "{}").await;
+    assert!(
+        timed_out.as_str().contains("did not answer within 1 s"),
+        "{timed_out}"
+    );
+    // The cancellation is sent from a task of its own: give it a moment.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while fake.count("cancelled") == 0 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(fake.count("cancelled"), 1, "{:?}", fake.log());
+    // An answered call is not cancelled.
+    let echo = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;
+    assert!(!echo.is_error(), "{echo}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(fake.count("cancelled"), 1, "{:?}", fake.log());
+    clients.shutdown().await;
+}
+
+/// What a follower saw: each report's done and total.
+type Seen = Arc<parking_lot::Mutex<Vec<(f64, Option<f64>)>>>;
+
+/// A sink of progress reports for one caller, and what it saw.
+fn follower() -> (ToolContext, Seen) {
+    let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let ctx = ToolContext::new().with_progress(move |p| sink.lock().push((p.done, p.total)));
+    (ctx, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_progress_reports_reach_the_call_that_follows_them_and_no_other() {
+    let entry = everything_entry();
+    let registry = ToolRegistry::new();
+    let config = config([(
+        "everything",
+        server("node", &[entry.to_str().unwrap(), "stdio"]),
+    )]);
+    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let tool = "mcp__everything__trigger_long_running_operation";
+    let (first, first_seen) = follower();
+    let (second, second_seen) = follower();
+    // Three calls at once on one connection: two followed (3 and 4 steps), one not.
+    let unfollowed = ToolContext::new();
+    let (a, b, c) = tokio::join!(
+        registry.call(tool, r#"{"duration": 0.6, "steps": 3}"#, &first),
+        registry.call(tool, r#"{"duration": 0.6, "steps": 4}"#, &second),
+        registry.call(tool, r#"{"duration": 0.3, "steps": 5}"#, &unfollowed),
+    );
+    for answer in [&a, &b, &c] {
+        assert!(!answer.is_error(), "{answer}");
+    }
+    // The last report of a call races its answer (rmcp handles notifications on tasks of
+    // their own), so it may come too late and be dropped; the earlier ones are there, in order.
+    for (seen, steps) in [(first_seen, 3.0), (second_seen, 4.0)] {
+        let seen = seen.lock().clone();
+        let done: Vec<f64> = seen.iter().map(|(done, _)| *done).collect();
+        let expected: Vec<f64> = (1..=steps as u32).map(f64::from).collect();
+        assert!(
+            done.len() >= expected.len() - 1 && expected.starts_with(&done),
+            "{steps} steps: saw {seen:?}"
+        );
+        assert!(
+            seen.iter().all(|(_, total)| *total == Some(steps)),
+            "{seen:?}"
+        );
+    }
+    clients.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -278,8 +357,9 @@ async fn everything_server_tools_are_registered_described_called_and_refreshed()
         r#"{"location":"Chicago"}"#,
     )
     .await;
+    // It declares an output schema: the structured content is the answer as it is.
     assert!(
-        structured.to_value()["result"]["temperature"].is_number(),
+        structured.to_value()["temperature"].is_number(),
         "{structured}"
     );
 

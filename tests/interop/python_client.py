@@ -9,6 +9,9 @@ Scenarios:
     stdio-session CWD CMD [ARG...]  ClientSession + initialize over stdio: list the example tools,
                                     read README.md, and see a failing call come back as isError
     stdio-auto CWD CMD [ARG...]     Client in mode "auto": it probes `server/discover` first
+    reserved-time CWD CMD [ARG...]  CMD serves the tools of `mcp-server-time` (an MCP server of
+                                    its config, written here): they keep their annotations and
+                                    output schemas, and a call's structuredContent matches
     changed-session CMD [ARG...]    notifications/tools/list_changed on an initialize session
     changed-listen CMD [ARG...]     tools_list_changed on a 2026-07-28 `subscriptions/listen`
     http URL                        Client over Streamable HTTP, both eras
@@ -24,8 +27,13 @@ Scenarios:
                                     callback, in order, before its result (both eras)
     http-clarify URL                two sessions at once call `clarify` with choices; each is
                                     asked through its own elicitation callback and gets its own
-                                    user's answer (a pick, typed words); a declined question
-                                    comes back as a tool error that says so
+                                    user's answer (a pick, typed words), as text and as
+                                    structuredContent matching the listed outputSchema (the SDK
+                                    validates it); a declined question is a tool error saying so
+    http-resources URL              two sessions: resources listed and read (text, binary, a
+                                    template), prompts got; the one that subscribed to a resource
+                                    hears `notifications/resources/updated` when it changes, the
+                                    other does not, nor does the first after unsubscribing
     http-unasked URL                a client that offers neither elicitation nor sampling:
                                     tools that ask are told at once, not left waiting
 
@@ -37,6 +45,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +119,33 @@ async def stdio_auto(cwd: str, command: str, *args: str) -> None:
         version = client.session.protocol_version
         print(f"ok: connected after server/discover, protocol {version}")
         await check_example_tools(client, cwd)
+
+
+async def reserved_time(cwd: str, command: str, *args: str) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        config = Path(scratch) / "config.toml"
+        config.write_text(f"[mcp_servers.time]\ncommand = {json.dumps(sys.executable)}\n"
+                          'args = ["-m", "mcp_server_time", "--local-timezone", "UTC"]\n')
+        served = params(command, [*args, "--config", str(config)], cwd)
+        async with stdio_client(served) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+                name = next((n for n in tools if n.endswith("get_current_time")), None)
+                check(name is not None, f"the time tools are served again: {sorted(tools)}")
+                tool = tools[name]
+                hints = tool.annotations
+                check(hints is not None and hints.read_only_hint is True,
+                      f"readOnlyHint kept: {hints!r}")
+                output = tool.output_schema or {}
+                check(output.get("required") == ["timezone", "datetime", "day_of_week", "is_dst"],
+                      f"outputSchema kept: {output!r}")
+                print(f"ok: {name} keeps readOnlyHint and its outputSchema")
+                result = await session.call_tool(name, {"timezone": "UTC"})
+                check(result.is_error is False, repr(result))
+                structured = result.structured_content or {}
+                check(structured.get("timezone") == "UTC", f"structuredContent {structured!r}")
+                print(f"ok: a call answers structuredContent that matches: {sorted(structured)}")
 
 
 async def wait_until(event: anyio.Event, what: str) -> None:
@@ -294,6 +330,13 @@ async def http_clarify(url: str) -> None:
     second_cb = answering(second_asked, "accept", {"answer": "the qa cluster"})
     async with Client(url, mode="legacy", elicitation_callback=first_cb) as first, \
             Client(url, mode="legacy", elicitation_callback=second_cb) as second:
+        listed = {tool.name: tool for tool in (await first.list_tools()).tools}
+        output = listed["clarify"].output_schema or {}
+        check("user_response" in output.get("properties", {}), f"outputSchema {output!r}")
+        check(listed["clarify"].annotations is not None
+              and listed["clarify"].annotations.read_only_hint is True,
+              f"annotations {listed['clarify'].annotations!r}")
+        print("ok: clarify lists its outputSchema and readOnlyHint")
         results: dict[str, types.CallToolResult] = {}
 
         async def call(name: str, client: Client) -> None:
@@ -306,6 +349,9 @@ async def http_clarify(url: str) -> None:
         for name, result in results.items():
             check(result.is_error is False, f"{name}: {result!r}")
             answers[name] = json.loads(text_of(result))["user_response"]
+            structured = result.structured_content or {}
+            check(structured.get("user_response") == answers[name],
+                  f"{name}: structuredContent {structured!r}")
         check(answers == {"first": "prod", "second": "the qa cluster"}, f"answers {answers}")
         check(len(first_asked) == 1 and len(second_asked) == 1,
               f"each asked once: {len(first_asked)}, {len(second_asked)}")
@@ -323,6 +369,57 @@ async def http_clarify(url: str) -> None:
         print(f"ok: declined: {text_of(result)}")
 
 
+async def http_resources(url: str) -> None:
+    watched = "test://watched-resource"
+    heard: dict[str, list[str]] = {"first": [], "second": []}
+    first_heard = anyio.Event()
+
+    def hearing(who: str) -> Any:
+        async def on_message(message: Any) -> None:
+            if isinstance(message, types.ResourceUpdatedNotification):
+                heard[who].append(message.params.uri)
+                if who == "first":
+                    first_heard.set()
+        return on_message
+
+    async with Client(url, mode="legacy", message_handler=hearing("first")) as first, \
+            Client(url, mode="legacy", message_handler=hearing("second")) as second:
+        listed = {r.uri for r in (await first.list_resources()).resources}
+        check({"test://static-text", "test://static-binary", watched} <= listed, f"{listed}")
+        templates = [t.uri_template for t in (await first.list_resource_templates()).resource_templates]
+        check(templates == ["test://template/{id}/data"], f"templates {templates}")
+        text = (await first.read_resource("test://static-text")).contents[0]
+        check(getattr(text, "text", "").startswith("This is the content"), repr(text))
+        blob = (await first.read_resource("test://static-binary")).contents[0]
+        check(getattr(blob, "mime_type", None) == "image/png" and getattr(blob, "blob", ""), repr(blob))
+        data = (await second.read_resource("test://template/42/data")).contents[0]
+        check(json.loads(getattr(data, "text", "{}")).get("id") == "42", repr(data))
+        print("ok: resources listed and read: text, binary, and a template's")
+        prompt = await second.get_prompt("test_prompt_with_arguments", {"arg1": "a", "arg2": "b"})
+        said = prompt.messages[0].content
+        check(getattr(said, "text", "") == "Prompt with arguments: arg1='a', arg2='b'", repr(said))
+        try:
+            await second.get_prompt("test_prompt_with_arguments", {"arg1": "a"})
+        except Exception as error:  # noqa: BLE001 - the JSON-RPC error is the refusal
+            check("arg2" in str(error), f"the missing argument is named: {error}")
+        else:
+            raise AssertionError("a prompt without its required argument was answered")
+        print("ok: a prompt got with its arguments, and refused without one, naming it")
+        await first.subscribe_resource(watched)
+        touched = await second.call_tool("touch_resource", {"uri": watched})
+        check(touched.is_error is False, repr(touched))
+        with anyio.fail_after(PATIENCE):
+            await first_heard.wait()
+        await anyio.sleep(0.5)
+        check(heard == {"first": [watched], "second": []}, f"heard {heard}")
+        print(f"ok: only the subscribed session heard the update: {heard}")
+        await first.unsubscribe_resource(watched)
+        await second.call_tool("touch_resource", {"uri": watched})
+        await anyio.sleep(0.5)
+        check(heard["first"] == [watched], f"heard after unsubscribing: {heard}")
+        print("ok: nothing heard after unsubscribing")
+
+
 async def http_unasked(url: str) -> None:
     async with Client(url, mode="legacy") as client:
         for tool, args in (("test_elicitation", {"message": "Who are you?"}),
@@ -337,6 +434,7 @@ async def http_unasked(url: str) -> None:
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
+    "reserved-time": reserved_time,
     "changed-session": changed_session,
     "changed-listen": changed_listen,
     "http": http,
@@ -346,6 +444,7 @@ SCENARIOS = {
     "http-progress": http_progress,
     "http-clarify": http_clarify,
     "http-unasked": http_unasked,
+    "http-resources": http_resources,
 }
 
 

@@ -51,7 +51,6 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::formats;
 use crate::registry::{Snapshot, ToolRegistry};
 use crate::schema::ParameterSchema;
 use crate::tool::{SchemaContext, SchemaOverride, Tool};
@@ -103,8 +102,12 @@ impl ToolRegistry {
                     .get_or_init(|| tools.iter().map(|tool| tool.name().to_owned()).collect());
                 let context = SchemaContext::new(available).with_config(&config);
                 let (description, parameters, schema) = effective(tool, &context);
-                let value =
-                    formats::definition(request.format, tool.name(), &description, &parameters);
+                let value = crate::tool::rendered_definition(
+                    request.format,
+                    tool,
+                    &description,
+                    &parameters,
+                );
                 (Arc::new(value), schema)
             } else {
                 (tool.rendered().get(request.format, tool), None)

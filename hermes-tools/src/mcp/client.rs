@@ -74,6 +74,7 @@ mod expand;
 mod naming;
 pub(crate) mod normalise;
 mod oauth;
+mod progress;
 mod remote;
 mod requests;
 mod rest;

@@ -113,6 +113,7 @@ use crate::{Session, ToolContext};
 
 mod ask;
 mod bearer;
+mod catalog;
 mod convert;
 mod handler;
 mod http;

@@ -165,6 +165,9 @@ pub struct ToolDecl {
     pub validate: bool,
     /// Builds the JSON Schema of the arguments (called once, then cached).
     pub schema: fn() -> Value,
+    /// Builds the JSON Schema of the answer, when the return type has an object one (probed
+    /// by `#[tool]`; see [`OutputProbe`](super::output::OutputProbe)).
+    pub output_schema: Option<fn() -> Option<Value>>,
     /// The generated wrapper.
     pub handler: StaticHandler,
     /// Deserializes the argument text without calling the tool (the wrapper's own parse):
@@ -209,6 +212,7 @@ impl ToolDecl {
             clamped: &[],
             validate: false,
             schema: no_schema,
+            output_schema: None,
             handler: StaticHandler::Sync(unreachable_call),
             parse: no_parse,
             provenance,

@@ -3,7 +3,10 @@
 
 mod check;
 mod decl;
+mod output;
 mod rendered;
+
+pub(crate) use rendered::definition as rendered_definition;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -21,6 +24,7 @@ pub use decl::{
     ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension, StaticHandler, SyncCall,
     ToolDecl, args, parse_arguments, parse_only,
 };
+pub use output::{NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk};
 
 /// What a tool does to its environment, as MCP's tool annotations say it (hints for clients
 /// that show or gate tools, not guarantees), and whether its calls may overlap in a turn.
@@ -38,6 +42,27 @@ pub struct Annotations {
 }
 
 impl Annotations {
+    /// MCP's tool annotations for these: `readOnlyHint: true` for a `read_only` tool,
+    /// `readOnlyHint: false, destructiveHint: true` for a `destructive` one, none otherwise
+    /// (clients then assume the cautious defaults: may write, may destroy).
+    ///
+    /// ```
+    /// use hermes_tools::Annotations;
+    ///
+    /// let read_only = Annotations { read_only: true, ..Annotations::default() };
+    /// assert_eq!(read_only.mcp_hints(), Some(serde_json::json!({"readOnlyHint": true})));
+    /// assert_eq!(Annotations::default().mcp_hints(), None);
+    /// ```
+    pub fn mcp_hints(&self) -> Option<Value> {
+        if self.read_only {
+            Some(serde_json::json!({"readOnlyHint": true}))
+        } else if self.destructive {
+            Some(serde_json::json!({"readOnlyHint": false, "destructiveHint": true}))
+        } else {
+            None
+        }
+    }
+
     /// Whether a call may run concurrently with its neighbours in a turn: what `parallel`
     /// says, else whether the tool is `read_only`.
     ///
@@ -164,6 +189,9 @@ pub struct Tool {
     validate: bool,
     schema_source: SchemaSource,
     schema: OnceLock<Arc<schema::ParameterSchema>>,
+    /// Builds the output schema of a `#[tool]` function (on first use, into `output`).
+    output_source: Option<fn() -> Option<Value>>,
+    output: OnceLock<Option<Arc<Value>>>,
     handler: Handler,
     /// Deserializes without calling (static tools only), for the fast/slow comparison.
     parse: Option<ParseFn>,
@@ -199,6 +227,8 @@ impl Tool {
             validate: decl.validate,
             schema_source: SchemaSource::Static(decl.schema),
             schema: OnceLock::new(),
+            output_source: decl.output_schema,
+            output: OnceLock::new(),
             handler: Handler::Static(decl.handler),
             parse: Some(decl.parse),
             provenance: decl.provenance.clone(),
@@ -248,6 +278,8 @@ impl Tool {
                 validate: true,
                 schema_source: SchemaSource::Value(schema::empty_object()),
                 schema: OnceLock::new(),
+                output_source: None,
+                output: OnceLock::new(),
                 handler: Handler::Sync(Arc::new(|_, _| {
                     ToolAnswer::error("this tool has no handler")
                 })),
@@ -352,6 +384,18 @@ impl Tool {
     /// The JSON Schema of its parameters, built once on first use.
     pub fn parameters(&self) -> &Value {
         &self.parameter_schema().value
+    }
+
+    /// The JSON Schema of the tool's answers, when it declares one: MCP clients get it as
+    /// `outputSchema`, and each object answer as `structuredContent` beside its text.
+    ///
+    /// `#[tool]` declares it for a function returning `T` or `Result<T, E>` where `T` is a
+    /// `JsonSchema` struct (or map); [`ToolBuilder::output_schema`] for a tool built at run
+    /// time.
+    pub fn output_schema(&self) -> Option<&Value> {
+        self.output
+            .get_or_init(|| self.output_source.and_then(|build| build()).map(Arc::new))
+            .as_deref()
     }
 
     /// The parameter schema a dynamic override's `parameters` make: always validated, since
@@ -562,6 +606,14 @@ impl ToolBuilder {
             let future = handler(args, ctx.clone());
             Box::pin(async move { future.await.into_answer() })
         }));
+        self
+    }
+    /// The JSON Schema of the tool's answers (MCP's `outputSchema`): an object schema, which
+    /// each of its successful answers must match. A schema that does not describe an object
+    /// is not published (MCP allows none other).
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        let object = schema.get("type").and_then(Value::as_str) == Some("object");
+        self.tool.output = OnceLock::from(object.then(|| Arc::new(schema)));
         self
     }
     /// The finished tool.

@@ -19,12 +19,35 @@ impl Rendered {
     pub(crate) fn get(&self, format: Format, tool: &Tool) -> Arc<Value> {
         let slot = &self.0[format as usize];
         Arc::clone(slot.get_or_init(|| {
-            Arc::new(formats::definition(
+            Arc::new(definition(
                 format,
-                tool.name(),
+                tool,
                 tool.description(),
                 tool.parameters(),
             ))
         }))
     }
+}
+
+/// `tool`'s definition in `format` with this description and these parameters; in the `mcp`
+/// format with what `tools/list` says beside them, its annotations and its output schema, so
+/// that `definitions --format mcp` and a served listing agree.
+pub(crate) fn definition(
+    format: Format,
+    tool: &Tool,
+    description: &str,
+    parameters: &Value,
+) -> Value {
+    let mut value = formats::definition(format, tool.name(), description, parameters);
+    if format == Format::Mcp
+        && let Value::Object(fields) = &mut value
+    {
+        if let Some(hints) = tool.annotations().mcp_hints() {
+            fields.insert("annotations".into(), hints);
+        }
+        if let Some(schema) = tool.output_schema() {
+            fields.insert("outputSchema".into(), schema.clone());
+        }
+    }
+    value
 }

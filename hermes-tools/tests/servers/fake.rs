@@ -72,7 +72,8 @@ impl Fake {
         self.dir.path().join("log")
     }
 
-    /// The lines the server logged: `start`, `call <tool>`, `stdin closed`.
+    /// The lines the server logged: `start`, `call <tool>`, `cancelled` (a request was),
+    /// `stdin closed`.
     pub fn log(&self) -> Vec<String> {
         std::fs::read_to_string(self.log_path())
             .unwrap_or_default()

@@ -66,6 +66,8 @@ for line in sys.stdin:
         continue
     method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
     if ident is None:
+        if method == "notifications/cancelled":
+            log("cancelled")
         continue
     if method == "initialize":
         result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),

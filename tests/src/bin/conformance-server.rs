@@ -1,6 +1,7 @@
-//! The CLI over the fixture tools that the MCP conformance suite's server scenarios call
-//! (`@modelcontextprotocol/conformance`), plus one that changes the registry while clients are
-//! connected, to see `notifications/tools/list_changed` reach a real client.
+//! The CLI over the fixture tools, resources and prompts that the MCP conformance suite's
+//! server scenarios use (`@modelcontextprotocol/conformance`), plus a tool that changes the
+//! registry while clients are connected, to see `notifications/tools/list_changed` reach a
+//! real client. The resources and prompts are declared with `#[resource]` and `#[prompt]`.
 //!
 //! Run as `conformance-server serve --http 127.0.0.1:0` (or `serve` for stdio); see
 //! `tests/tests/mcp_interop.rs`.
@@ -9,7 +10,8 @@ use std::process::ExitCode;
 use std::sync::LazyLock;
 
 use hermes_tools::{
-    AskError, Elicitation, ElicitationReply, LogLevel, Sampling, Tool, ToolContent, ToolRegistry,
+    AskError, Elicitation, ElicitationReply, LogLevel, Prompt, ResourceBody, Sampling, Tool,
+    ToolContent, ToolRegistry, prompt, resource,
 };
 use serde_json::{Value, json};
 
@@ -36,7 +38,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
-fn fixtures() -> [Tool; 14] {
+fn fixtures() -> [Tool; 15] {
     [
         // Scenario tools-call-simple-text.
         Tool::builder("test_simple_text", TOOLSET)
@@ -219,11 +221,100 @@ fn fixtures() -> [Tool; 14] {
                 Ok::<_, AskError>(format!("Elicitation completed: {}", said(&reply)))
             })
             .build(),
+        // Says a resource changed: sessions subscribed to it are told.
+        Tool::builder("touch_resource", TOOLSET)
+            .description("Announce that the resource at `uri` changed.")
+            .parameters(json!({
+                "type": "object",
+                "properties": {"uri": {"type": "string"}},
+                "required": ["uri"]
+            }))
+            .handler(|args, _ctx| {
+                let uri = args["uri"].as_str().unwrap_or_default();
+                hermes_tools::resources::updated(uri);
+                json!({"updated": uri})
+            })
+            .build(),
         Tool::builder("add_fixture_tool", TOOLSET)
             .description("Register the tool `added_later`, changing the tool list.")
             .handler(|_args, _ctx| add_fixture_tool())
             .build(),
     ]
+}
+
+/// The static text resource of scenario resources-read-text.
+#[resource(uri = "test://static-text", mime_type = "text/plain")]
+fn static_text() -> &'static str {
+    "This is the content of the static text resource."
+}
+
+/// The static binary resource of scenario resources-read-binary: a 1x1 red PNG.
+#[resource(uri = "test://static-binary", mime_type = "image/png")]
+fn static_binary() -> ResourceBody {
+    ResourceBody::Blob(RED_PIXEL.to_owned())
+}
+
+/// Data for one id, the template of scenario resources-templates-read (an `async fn`, as a
+/// resource that awaits a database would be).
+#[resource(uri = "test://template/{id}/data", mime_type = "application/json")]
+async fn template_data(id: String) -> String {
+    tokio::task::yield_now().await;
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+/// The resource scenarios resources-subscribe and -unsubscribe watch.
+#[resource(uri = "test://watched-resource")]
+fn watched_resource() -> &'static str {
+    "The watched resource."
+}
+
+/// A prompt without arguments, for scenario prompts-get-simple.
+#[prompt]
+fn test_simple_prompt() -> &'static str {
+    "This is a simple prompt for testing."
+}
+
+/// A prompt with two arguments, for scenarios prompts-get-with-args and completion-complete.
+///
+/// # Arguments
+/// * `arg1` - First test argument
+/// * `arg2` - Second test argument
+#[prompt(complete = suggest)]
+fn test_prompt_with_arguments(arg1: String, arg2: String) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+/// Suggestions for any argument: the words that begin with what is typed.
+fn suggest(_argument: &str, typed: &str) -> Vec<String> {
+    ["paris", "park", "party"]
+        .into_iter()
+        .filter(|word| word.starts_with(typed))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A prompt embedding a resource, for scenario prompts-get-embedded-resource.
+///
+/// # Arguments
+/// * `resourceUri` - URI of the resource to embed
+#[prompt]
+#[allow(non_snake_case)]
+fn test_prompt_with_embedded_resource(resourceUri: String) -> Prompt {
+    Prompt::new()
+        .user_resource_text(
+            resourceUri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )
+        .user("Please process the embedded resource above.")
+}
+
+/// A prompt showing an image, for scenario prompts-get-with-image.
+#[prompt]
+fn test_prompt_with_image() -> Prompt {
+    Prompt::new()
+        .user_image(RED_PIXEL, "image/png")
+        .user("Please analyze the image above.")
 }
 
 /// An elicitation's outcome as the scenarios print it: the action and the values.

@@ -5,6 +5,7 @@
 //! | text parts | `{"result": "<parts joined with newlines>"}` |
 //! | `structuredContent`, with no text or with the text being its JSON | `{"result": <structured>}` |
 //! | `structuredContent` and different text | `{"result": "<text>", "structured": <structured>}` |
+//! | `structuredContent` of a tool that declares an `outputSchema` | `<structured>`, as it is |
 //! | an image among the parts | `{"content": [parts]}`, the images kept for providers that take them |
 //! | `isError` | `{"error": "<text>"}`, sanitised and with credentials redacted |
 //!
@@ -19,8 +20,10 @@ use serde_json::{Map, Value, json};
 
 use crate::answer::{IntoAnswer, ToolAnswer, ToolContent};
 
-/// The answer for `result`, the result of tool `tool` of server `server`.
-pub fn from_result(server: &str, tool: &str, result: CallToolResult) -> ToolAnswer {
+/// The answer for `result`, the result of tool `tool` of server `server`; `typed` when the
+/// tool declares an output schema: its structured result is then the answer as it is, so
+/// that the tool, served again with that schema, answers what the schema says.
+pub fn from_result(server: &str, tool: &str, result: CallToolResult, typed: bool) -> ToolAnswer {
     let mut texts = Vec::new();
     let mut images = Vec::new();
     for block in result.content {
@@ -42,6 +45,9 @@ pub fn from_result(server: &str, tool: &str, result: CallToolResult) -> ToolAnsw
     }
     if !images.is_empty() {
         return with_images(texts, images, result.structured_content);
+    }
+    if typed && let Some(structured @ Value::Object(_)) = result.structured_content {
+        return structured.into_answer();
     }
     let mut answer = Map::new();
     match result.structured_content {
@@ -141,7 +147,7 @@ mod tests {
     }
 
     fn answer(content: Vec<ContentBlock>, structured: Option<Value>) -> Value {
-        from_result("s", "t", result(content, structured, false)).to_value()
+        from_result("s", "t", result(content, structured, false), false).to_value()
     }
 
     #[test]
@@ -171,6 +177,25 @@ mod tests {
     }
 
     #[test]
+    fn a_typed_tools_structured_result_is_its_answer_as_it_is() {
+        let structured = json!({"timezone": "UTC", "is_dst": false});
+        let prose = ContentBlock::text("It is noon in UTC.");
+        let typed = from_result(
+            "s",
+            "t",
+            result(vec![prose.clone()], Some(structured.clone()), false),
+            true,
+        );
+        assert_eq!(typed.to_value(), structured);
+        // Without a structured result, a typed tool's text is answered as any other.
+        let text_only = from_result("s", "t", result(vec![prose], None, false), true);
+        assert_eq!(
+            text_only.to_value(),
+            json!({"result": "It is noon in UTC."})
+        );
+    }
+
+    #[test]
     fn is_error_is_an_error_answer_with_credentials_redacted() {
         let failed = result(
             vec![ContentBlock::text(
@@ -179,13 +204,13 @@ mod tests {
             None,
             true,
         );
-        let answer = from_result("s", "t", failed);
+        let answer = from_result("s", "t", failed, false);
         assert!(answer.is_error());
         assert_eq!(
             answer.to_value(),
             json!({"error": "[TOOL_ERROR] upstream refused: api_key=*** invalid"})
         );
-        let silent = from_result("s", "t", result(vec![], None, true));
+        let silent = from_result("s", "t", result(vec![], None, true), false);
         assert_eq!(
             silent.to_value()["error"],
             "[TOOL_ERROR] MCP tool \"t\" of server \"s\" failed without saying why"
@@ -199,7 +224,7 @@ mod tests {
             ContentBlock::image("AAAA", "image/png"),
             ContentBlock::text("after"),
         ];
-        let answer = from_result("s", "t", result(parts, None, false));
+        let answer = from_result("s", "t", result(parts, None, false), false);
         let kinds: Vec<&str> = answer
             .content()
             .unwrap_or_default()

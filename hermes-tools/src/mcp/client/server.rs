@@ -13,8 +13,11 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::{Peer, RoleClient, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, RequestId,
+    ServerResult,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
 use tokio::runtime::Handle;
 use tokio::sync::Notify;
@@ -24,6 +27,7 @@ use super::breaker::CircuitBreaker;
 use super::naming;
 use super::normalise::normalise;
 use super::oauth::OAuth;
+use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
@@ -32,6 +36,7 @@ use crate::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
 use crate::registry::ToolRegistry;
 use crate::tool::{Provenance, Tool};
+use crate::{Annotations, ToolContext};
 
 /// Time the pipeline's own timeout leaves over the MCP call timeout, so the call timeout (which
 /// cancels the request on the server and counts for the breaker) is the one that fires.
@@ -55,6 +60,8 @@ pub(crate) struct Server {
     pub(crate) refresh: Arc<Notify>,
     /// What answers the server's sampling and elicitation requests (the agent's).
     pub(crate) answerers: Arc<Answerers>,
+    /// Where its progress reports go: the followed calls, by token.
+    pub(crate) progress: Arc<ProgressRoutes>,
     /// Its calls, for resting (see [`super::rest`]).
     pub(crate) activity: Activity,
     /// Its OAuth authorization (`[mcp_servers.<name>.oauth]`), kept across connections.
@@ -87,6 +94,11 @@ pub(crate) struct Planned {
     pub(crate) remote: String,
     pub(crate) description: String,
     pub(crate) schema: Value,
+    /// The server's hints for it (`readOnlyHint`, `destructiveHint`), passed on when the
+    /// registry is served again; they decide nothing here.
+    pub(crate) annotations: Annotations,
+    /// The server's `outputSchema` for it (an object schema), passed on likewise.
+    pub(crate) output_schema: Option<Value>,
     /// What a call of it does.
     pub(crate) kind: Kind,
 }
@@ -94,8 +106,9 @@ pub(crate) struct Planned {
 /// What a call of a planned tool does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
-    /// `tools/call` of the server's tool.
-    Tool,
+    /// `tools/call` of the server's tool; `typed` when it declares an output schema, whose
+    /// structured results are then its answers as they are.
+    Tool { typed: bool },
     /// A utility tool over the server's resources or prompts.
     Utility(Utility),
 }
@@ -127,6 +140,7 @@ impl Server {
                 config.sampling.clone(),
                 Arc::clone(&options.clock),
             )),
+            progress: Arc::default(),
             activity: Activity::new(),
             oauth: authorization(name, config, options),
             peer: RwLock::new(None),
@@ -303,31 +317,41 @@ impl Server {
         let server = Arc::downgrade(self);
         let remote: Arc<str> = Arc::from(planned.remote.as_str());
         let kind = planned.kind;
-        Tool::builder(planned.local.as_str(), self.toolset.as_str())
+        let mut tool = Tool::builder(planned.local.as_str(), self.toolset.as_str())
             .description(planned.description.as_str())
             .emoji("🔌")
             .parameters(planned.schema.clone())
-            .timeout_secs(
-                self.config
-                    .call_timeout_secs
-                    .saturating_add(PIPELINE_GRACE_SECS),
-            )
-            .provenance(Provenance::runtime(
-                format!("mcp:{}", self.name),
-                self.endpoint.clone(),
-            ))
-            // Only the operator's word: the server's `readOnlyHint` is a hint from a process
-            // we do not control (see `McpServerConfig::parallel_tool_calls`).
-            .parallel(self.config.parallel_tool_calls)
-            .async_handler(move |args, _ctx| call(server.clone(), kind, Arc::clone(&remote), args))
-            .build()
+            .annotations(planned.annotations);
+        if let Some(schema) = &planned.output_schema {
+            tool = tool.output_schema(schema.clone());
+        }
+        tool.timeout_secs(
+            self.config
+                .call_timeout_secs
+                .saturating_add(PIPELINE_GRACE_SECS),
+        )
+        .provenance(Provenance::runtime(
+            format!("mcp:{}", self.name),
+            self.endpoint.clone(),
+        ))
+        // Only the operator's word: the server's `readOnlyHint` is a hint from a process
+        // we do not control (see `McpServerConfig::parallel_tool_calls`).
+        .parallel(self.config.parallel_tool_calls)
+        .async_handler(move |args, ctx| call(server.clone(), kind, Arc::clone(&remote), args, ctx))
+        .build()
     }
 }
 
 /// Calls tool `remote` on the server, if it still exists.
-async fn call(server: Weak<Server>, kind: Kind, remote: Arc<str>, args: Value) -> ToolAnswer {
+async fn call(
+    server: Weak<Server>,
+    kind: Kind,
+    remote: Arc<str>,
+    args: Value,
+    ctx: ToolContext,
+) -> ToolAnswer {
     match server.upgrade() {
-        Some(server) => server.call(kind, &remote, args).await,
+        Some(server) => server.call(kind, &remote, args, &ctx).await,
         None => ToolAnswer::error(format!(
             "The MCP server of tool {remote:?} has been stopped. Do not call its tools again."
         )),
@@ -337,7 +361,7 @@ async fn call(server: Weak<Server>, kind: Kind, remote: Arc<str>, args: Value) -
 impl Server {
     /// One `tools/call` (or a utility's requests), within the breaker and the call timeout.
     /// The arguments were validated against the tool's schema by dispatch before this runs.
-    async fn call(&self, kind: Kind, remote: &str, args: Value) -> ToolAnswer {
+    async fn call(&self, kind: Kind, remote: &str, args: Value, ctx: &ToolContext) -> ToolAnswer {
         let name = &self.name;
         if let Err(open) = self.breaker.admit() {
             return ToolAnswer::error(format!(
@@ -357,10 +381,11 @@ impl Server {
         };
         let limit = Duration::from_secs(self.config.call_timeout_secs);
         let (server, tool) = (name.clone(), remote.to_owned());
+        let follow = (Arc::clone(&self.progress), ctx.clone());
         // Dropping the request future (timeout, or the caller giving up) makes rmcp send
         // `notifications/cancelled`, so the server stops working on it too.
         let task = self.runtime.spawn(async move {
-            tokio::time::timeout(limit, request(peer, kind, server, tool, args)).await
+            tokio::time::timeout(limit, request(peer, kind, server, tool, args, follow)).await
         });
         match AbortOnDrop(task).await {
             Ok(Ok(Ok(answer))) => {
@@ -406,6 +431,24 @@ impl Server {
     }
 }
 
+/// Cancels request `id` at the server when dropped armed: rmcp's `call_tool` does so for an
+/// abandoned call, and a request sent by hand must too.
+struct CancelOnDrop(Option<(Peer<RoleClient>, RequestId)>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some((peer, id)) = self.0.take() else {
+            return;
+        };
+        let reason = Some("request abandoned by the caller".to_owned());
+        let params = CancelledNotificationParam::new(Some(id), reason);
+        // A drop cannot wait; without a runtime (shutting down) there is nobody to tell.
+        if let Ok(runtime) = Handle::try_current() {
+            runtime.spawn(async move { peer.notify_cancelled(params).await });
+        }
+    }
+}
+
 /// The requests of one call of `tool` (of kind `kind`) on server `server`, and its answer.
 async fn request(
     peer: Peer<RoleClient>,
@@ -413,16 +456,32 @@ async fn request(
     server: String,
     tool: String,
     args: Value,
+    (progress, ctx): (Arc<ProgressRoutes>, ToolContext),
 ) -> Result<ToolAnswer, ServiceError> {
     match kind {
-        Kind::Tool => {
+        Kind::Tool { typed } => {
             let arguments = match args {
                 Value::Object(arguments) => arguments,
                 _ => Map::new(),
             };
             let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
-            let result = peer.call_tool(params).await?;
-            Ok(answer::from_result(&server, &tool, result))
+            // Sent by hand, not with `call_tool`, to learn the request's progress token.
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+            let handle = peer
+                .send_request_with_option(request, PeerRequestOptions::no_options())
+                .await?;
+            // Both held until the call ends, however it ends: no report outlives it, and a
+            // call dropped unanswered (timeout, the caller gone) is cancelled at the server.
+            let _route = progress.follow(&ctx, &handle.progress_token);
+            let mut cancel = CancelOnDrop(Some((peer, handle.id.clone())));
+            let result = handle.await_response().await;
+            cancel.0 = None;
+            match result? {
+                ServerResult::CallToolResult(result) => {
+                    Ok(answer::from_result(&server, &tool, result, typed))
+                }
+                _ => Err(ServiceError::UnexpectedResponse),
+            }
         }
         Kind::Utility(utility) => utility.run(peer, args).await,
     }
@@ -529,12 +588,31 @@ pub(crate) fn plan(
             .map(str::to_owned)
             .or_else(|| tool.title.clone())
             .unwrap_or_else(|| format!("Tool {remote:?} of the MCP server {server:?}."));
+        let hints = tool.annotations.as_ref();
+        let read_only = hints.and_then(|hints| hints.read_only_hint) == Some(true);
+        let annotations = Annotations {
+            read_only,
+            destructive: !read_only && hints.and_then(|hints| hints.destructive_hint) == Some(true),
+            parallel: None,
+        };
+        // Repaired like the input schema (draft-07 upgraded, one dialect); MCP's output
+        // schemas describe objects, and another, or one beyond repair, is not passed on (no
+        // client could be given a structured result that matches it).
+        let output_schema = tool
+            .output_schema
+            .as_deref()
+            .filter(|schema| schema.get("type").and_then(Value::as_str) == Some("object"))
+            .and_then(|schema| normalise(Some(schema)).ok());
         planned.push(Planned {
             local,
             remote,
             description,
             schema,
-            kind: Kind::Tool,
+            annotations,
+            kind: Kind::Tool {
+                typed: output_schema.is_some(),
+            },
+            output_schema,
         });
     }
     let prefix = naming::tool_prefix(server);
@@ -566,6 +644,11 @@ pub(crate) fn plan(
             remote: remote.to_owned(),
             description: utility.description(server, &prefix),
             schema: utility.schema(),
+            annotations: Annotations {
+                read_only: true,
+                ..Annotations::default()
+            },
+            output_schema: None,
             kind: Kind::Utility(utility),
         });
     }
@@ -707,7 +790,7 @@ mod tests {
         assert!(rejected.is_empty(), "{rejected:?}");
 
         let (planned, rejected) = plan("s", &config(&[], &[]), listed(&["list_prompts"]), &all);
-        assert_eq!(planned[0].kind, Kind::Tool);
+        assert_eq!(planned[0].kind, Kind::Tool { typed: false });
         assert_eq!(planned.len(), 4);
         assert_eq!(rejected.len(), 1);
         assert!(

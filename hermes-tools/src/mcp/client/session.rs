@@ -10,7 +10,8 @@ use rmcp::ClientHandler;
 use rmcp::ErrorData;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
-    FormElicitationCapability, Implementation, ProtocolVersion, SamplingCapability,
+    FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
+    SamplingCapability,
 };
 #[allow(deprecated, reason = "sampling: see `requests`")]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
@@ -21,6 +22,7 @@ use rmcp::service::{
 use rmcp::transport::DynamicTransportError;
 use tokio::sync::Notify;
 
+use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 #[cfg(doc)]
 use crate::config::display_url;
@@ -123,6 +125,8 @@ pub(crate) struct Handler {
     refresh: Weak<Notify>,
     /// What answers the server's sampling and elicitation requests.
     answerers: Arc<Answerers>,
+    /// Where the server's progress reports go.
+    progress: Arc<ProgressRoutes>,
     /// The protocol version offered.
     version: ProtocolVersion,
 }
@@ -133,11 +137,13 @@ impl Handler {
     pub(super) fn new(
         refresh: &Arc<Notify>,
         answerers: &Arc<Answerers>,
+        progress: &Arc<ProgressRoutes>,
         version: Option<&str>,
     ) -> Self {
         Self {
             refresh: Arc::downgrade(refresh),
             answerers: Arc::clone(answerers),
+            progress: Arc::clone(progress),
             version: version.map_or(ProtocolVersion::LATEST, protocol_version),
         }
     }
@@ -176,6 +182,15 @@ impl ClientHandler for Handler {
         _context: RequestContext<RoleClient>,
     ) -> impl Future<Output = Result<ElicitResult, ErrorData>> + MaybeSendFuture + '_ {
         self.answerers.elicit(request)
+    }
+
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        self.progress.report(&params);
+        std::future::ready(())
     }
 
     fn on_tool_list_changed(

@@ -283,6 +283,7 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
     let handler = Handler::new(
         &server.refresh,
         &server.answerers,
+        &server.progress,
         server.config.protocol_version.as_deref(),
     );
     let limit = Duration::from_secs(server.config.connect_timeout_secs);

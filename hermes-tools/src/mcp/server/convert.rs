@@ -14,41 +14,48 @@ use crate::tool::Tool;
 /// The dialect of every parameter schema the registry publishes (schemars' Draft 2020-12).
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// The MCP annotations of `tool`: the one place its hints are derived from its declaration.
-///
-/// `#[tool(read_only)]` gives `readOnlyHint: true`; `#[tool(destructive)]` gives
-/// `readOnlyHint: false, destructiveHint: true`. A tool declaring neither gets no annotations,
-/// and clients assume the cautious defaults (may write, may destroy).
+/// The MCP annotations of `tool` (see [`Annotations::mcp_hints`](crate::Annotations::mcp_hints)).
 pub fn annotations(tool: &Tool) -> Option<ToolAnnotations> {
-    let declared = tool.annotations();
-    if declared.read_only {
-        Some(ToolAnnotations::new().read_only(true))
-    } else if declared.destructive {
-        Some(ToolAnnotations::new().read_only(false).destructive(true))
-    } else {
-        None
-    }
+    hints(tool.annotations().mcp_hints().as_ref())
 }
 
-/// One `tools/list` entry from a [`Format::Mcp`](crate::formats::Format::Mcp) definition.
-pub(super) fn tool(definition: &Value, declared: Option<&Tool>) -> McpTool {
+/// rmcp's annotations from their JSON.
+fn hints(value: Option<&Value>) -> Option<ToolAnnotations> {
+    value.and_then(|hints| serde_json::from_value(hints.clone()).ok())
+}
+
+/// One `tools/list` entry from a [`Format::Mcp`](crate::formats::Format::Mcp) definition,
+/// which carries the tool's annotations and output schema.
+pub(super) fn tool(definition: &Value) -> McpTool {
     let name = definition["name"].as_str().unwrap_or_default().to_owned();
     let description = definition["description"]
         .as_str()
         .unwrap_or_default()
         .to_owned();
-    let mut schema: JsonObject = match &definition["inputSchema"] {
+    let mut tool = McpTool::new(
+        name,
+        description,
+        Arc::new(dialect_declared(&definition["inputSchema"])),
+    );
+    tool.annotations = hints(definition.get("annotations"));
+    tool.output_schema = definition
+        .get("outputSchema")
+        .map(|schema| Arc::new(dialect_declared(schema)));
+    tool
+}
+
+/// `schema` as an object that says its dialect outright: a client that assumes another
+/// draft would misread `$defs` and `prefixItems` (and the conformance suite checks that the
+/// dialect is declared).
+fn dialect_declared(schema: &Value) -> JsonObject {
+    let mut schema: JsonObject = match schema {
         Value::Object(schema) => schema.clone(),
         _ => JsonObject::new(),
     };
-    // Said outright: a client that assumes another draft would misread `$defs` and
-    // `prefixItems` (and the conformance suite checks that the dialect is declared).
     schema
         .entry("$schema")
         .or_insert_with(|| Value::String(DIALECT.to_owned()));
-    let mut tool = McpTool::new(name, description, Arc::new(schema));
-    tool.annotations = declared.and_then(annotations);
-    tool
+    schema
 }
 
 /// The `tools/call` result of an answer.
@@ -76,7 +83,8 @@ pub(super) fn call_result(answer: &ToolAnswer) -> CallToolResult {
     result
 }
 
-fn content_block(part: &ContentPart) -> ContentBlock {
+/// The MCP content block of one part of an answer (or of a prompt's message).
+pub(super) fn content_block(part: &ContentPart) -> ContentBlock {
     match part {
         ContentPart::Text { text } => ContentBlock::text(text.as_str()),
         ContentPart::Image { data, mime_type } => {
@@ -171,26 +179,49 @@ mod tests {
     }
 
     #[test]
-    fn definitions_declare_their_dialect_and_annotations() {
+    fn definitions_declare_their_dialect_annotations_and_output_schema() {
         let declared = Tool::builder("write", "files")
             .annotations(Annotations {
                 read_only: false,
                 destructive: true,
                 parallel: None,
             })
+            .output_schema(json!({"type": "object", "properties": {"bytes": {"type": "integer"}}}))
             .build();
-        let definition = json!({
-            "name": "write",
-            "description": "Write a file.",
-            "inputSchema": {"type": "object", "properties": {}}
-        });
-        let wire = serde_json::to_value(tool(&definition, Some(&declared))).unwrap_or_default();
+        let definition = crate::tool::rendered_definition(
+            crate::Format::Mcp,
+            &declared,
+            "Write a file.",
+            declared.parameters(),
+        );
+        let wire = serde_json::to_value(tool(&definition)).unwrap_or_default();
         assert_eq!(wire["inputSchema"]["$schema"], DIALECT);
         assert_eq!(
             wire["annotations"],
             json!({"readOnlyHint": false, "destructiveHint": true})
         );
-        let plain = Tool::builder("plain", "misc").build();
+        assert_eq!(
+            wire["outputSchema"]["properties"]["bytes"]["type"],
+            "integer"
+        );
+        assert_eq!(wire["outputSchema"]["$schema"], DIALECT);
+        let plain = Tool::builder("plain", "misc")
+            .output_schema(json!({"type": "string"}))
+            .build();
         assert_eq!(annotations(&plain), None);
+        assert_eq!(
+            plain.output_schema(),
+            None,
+            "only an object schema is published"
+        );
+        let wire = serde_json::to_value(tool(&crate::tool::rendered_definition(
+            crate::Format::Mcp,
+            &plain,
+            "",
+            plain.parameters(),
+        )))
+        .unwrap_or_default();
+        assert_eq!(wire.get("annotations"), None);
+        assert_eq!(wire.get("outputSchema"), None);
     }
 }

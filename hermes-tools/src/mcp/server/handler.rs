@@ -11,13 +11,17 @@ use std::sync::atomic::Ordering;
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    ListToolsResult, LoggingLevel, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
+    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingLevel, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
+    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
+    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::ask::ClientAsker;
+use super::catalog;
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, convert, jsonrpc};
 use crate::ToolContext;
@@ -47,6 +51,25 @@ impl ToolServer {
             Some(asker) => ctx.with_asker(asker),
             None => ctx,
         }
+    }
+}
+
+impl ToolServer {
+    /// This connection's resource subscriptions (a session's state); a request outside any
+    /// session cannot subscribe, as no later message could reach it.
+    fn subscriptions(
+        &self,
+        request: &RequestContext<RoleServer>,
+    ) -> Result<Arc<catalog::Subscriptions>, ErrorData> {
+        self.call_context(request)
+            .session_state::<catalog::Subscriptions>()
+            .ok_or_else(|| {
+                ErrorData::invalid_request(
+                    "Subscribing needs a session: connect with `initialize` (an Mcp-Session-Id \
+                     over HTTP), then subscribe.",
+                    None,
+                )
+            })
     }
 }
 
@@ -141,11 +164,23 @@ fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
 
 impl ServerHandler for ToolServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
+        // Declared only when something is linked: a client then offers nothing it lacks.
+        if catalog::has_resources() {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if catalog::has_prompts() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if catalog::has_resources() || catalog::has_prompts() {
+            capabilities.completions = Some(JsonObject::new());
+        }
         let config = ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
         match &self.instructions {
             Some(text) => config.with_instructions(text.clone()),
@@ -171,10 +206,9 @@ impl ServerHandler for ToolServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let listing = self.listing_or_error()?;
-        let snapshot = self.registry.snapshot();
         let tools = listing
             .iter()
-            .map(|(name, definition)| convert::tool(definition, snapshot.get(name).map(|t| &**t)))
+            .map(|(_, definition)| convert::tool(definition))
             .collect();
         Ok(ListToolsResult::with_all_items(tools))
     }
@@ -243,6 +277,74 @@ impl ServerHandler for ToolServer {
             notify(&context, name, token.as_ref(), report).await;
         }
         Ok(convert::call_result(&answer).into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(catalog::list_resources())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(catalog::list_templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        catalog::read(&request.uri)
+            .await
+            .map(ReadResourceResponse::Complete)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions(&context)?
+            .subscribe(&request.uri, &context.peer)
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.subscriptions(&context)?.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(catalog::list_prompts())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        catalog::get(request).await.map(GetPromptResponse::Complete)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        catalog::complete(&request)
     }
 
     /// `rmcp` reads a request of a known method whose params do not parse as a custom

@@ -1,0 +1,9 @@
+use hermes_tools::prompt;
+
+/// Review a change.
+#[prompt]
+pub fn review(diff: String) -> usize {
+    diff.len()
+}
+
+fn main() {}
