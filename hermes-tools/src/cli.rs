@@ -79,6 +79,8 @@ struct Args {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: the size of `serve`'s flags costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Command {
     /// List every tool: emoji, name, toolset, availability (or why not) and where it is declared.
     List,
@@ -161,6 +163,43 @@ struct ServeFlags {
         conflicts_with = "token_file"
     )]
     token_env: Option<String>,
+    /// Require an OAuth access token on every HTTP request, issued by this authorization
+    /// server (its issuer URL) for this endpoint and checked by introspection: with it,
+    /// `--http` may listen beyond loopback.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_name = "URL",
+        requires_all = ["http", "oauth_client_id"],
+        conflicts_with_all = ["token_file", "token_env"]
+    )]
+    oauth_issuer: Option<String>,
+    /// The endpoint's public URL, which tokens must be issued for [default: http://ADDR/mcp].
+    #[cfg(feature = "mcp-remote")]
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_resource: Option<String>,
+    /// This server's client id at the authorization server, for introspection.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(long, value_name = "ID", requires = "oauth_issuer")]
+    oauth_client_id: Option<String>,
+    /// The environment variable holding its client secret.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "oauth_issuer",
+        default_value = "HERMES_OAUTH_CLIENT_SECRET"
+    )]
+    oauth_client_secret_env: String,
+    /// A scope every token must carry; repeat or separate with commas.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "SCOPE",
+        requires = "oauth_issuer"
+    )]
+    oauth_scope: Vec<String>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -639,6 +678,25 @@ impl Cli {
                 return ExitCode::from(2);
             }
             None => {}
+        }
+        #[cfg(feature = "mcp-remote")]
+        if let Some(issuer) = flags.oauth_issuer {
+            let secret_env = flags.oauth_client_secret_env;
+            let Some(client_secret) = std::env::var(&secret_env).ok().filter(|s| !s.is_empty())
+            else {
+                eprintln!(
+                    "error: --oauth-issuer needs the client secret in the environment variable \
+                     {secret_env} (set it, or name another with --oauth-client-secret-env)"
+                );
+                return ExitCode::from(2);
+            };
+            server = server.require_oauth(crate::mcp::server::OAuthResourceConfig {
+                issuer,
+                resource: flags.oauth_resource,
+                client_id: flags.oauth_client_id.unwrap_or_default(),
+                client_secret,
+                scopes: flags.oauth_scope,
+            });
         }
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()

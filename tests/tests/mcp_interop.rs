@@ -122,9 +122,15 @@ impl HttpServer {
 
     /// `BINARY serve --http ADDR FLAGS...`; its URL reaches it through loopback.
     fn start_at(binary: &str, addr: &str, flags: &[&str]) -> Self {
+        Self::start_at_with_env(binary, addr, flags, &[])
+    }
+
+    /// [`start_at`](Self::start_at), with these environment variables set.
+    fn start_at_with_env(binary: &str, addr: &str, flags: &[&str], env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(binary)
             .args(["serve", "--http", addr])
             .args(flags)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -459,6 +465,164 @@ fn serve_beyond_loopback_requires_a_bearer_token_and_serves_the_python_sdk_with_
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
 
     let out = python_scenario(&["http-bearer", &server.url, token]);
+    assert!(out.contains("ok: refused without a token"), "{out}");
+    assert!(out.contains("ok: served with the token"), "{out}");
+}
+
+/// `GET url` over plain HTTP: the status line and the body.
+fn http_get(url: &str) -> (String, String) {
+    let rest = url.strip_prefix("http://").expect("an http URL");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let mut stream = std::net::TcpStream::connect(authority).expect("the server listens");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    (
+        head.lines().next().unwrap_or_default().to_owned(),
+        body.to_owned(),
+    )
+}
+
+/// The local authorization server fixture (tests/interop/authorization_server.py), killed on
+/// drop, and its issuer URL.
+struct AuthorizationServer {
+    child: Child,
+    issuer: String,
+}
+
+impl AuthorizationServer {
+    fn start(resource: &str, client_id: &str, secret: &str) -> Self {
+        let script = root().join("tests/interop/authorization_server.py");
+        let mut child = Command::new(python())
+            .arg(script)
+            .args([resource, client_id, secret])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the authorization server starts");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("piped");
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("its address");
+        let issuer = line
+            .trim()
+            .strip_prefix("listening on ")
+            .unwrap_or_else(|| panic!("the authorization server printed {line:?}"))
+            .to_owned();
+        Self { child, issuer }
+    }
+}
+
+impl Drop for AuthorizationServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn oauth_resource_server_mode_checks_tokens_at_a_local_authorization_server() {
+    // The endpoint's URL is what tokens are issued for, so its port is chosen first.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let authorization = AuthorizationServer::start(&resource, "tools-host", "s3cret-of-the-host");
+    // Misconfigured, `serve` says what to fix and exits 2 before listening.
+    let oauth = [
+        "serve",
+        "--http",
+        "127.0.0.1:0",
+        "--oauth-client-id",
+        "tools-host",
+    ];
+    let (status, output) = run(
+        Command::new(SERVER)
+            .args(oauth)
+            .args(["--oauth-issuer", &authorization.issuer])
+            .env_remove("HERMES_OAUTH_CLIENT_SECRET"),
+        Duration::from_secs(30),
+    );
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "{output}");
+    assert!(output.contains("HERMES_OAUTH_CLIENT_SECRET"), "{output}");
+    let (status, output) = run(
+        Command::new(SERVER)
+            .args(oauth)
+            .args(["--oauth-issuer", "http://127.0.0.1:9/nowhere"])
+            .env("HERMES_OAUTH_CLIENT_SECRET", "x"),
+        Duration::from_secs(30),
+    );
+    assert!(!status.is_some_and(|s| s.success()), "{output}");
+    assert!(
+        output.contains("cannot read the authorization server's metadata"),
+        "{output}"
+    );
+
+    let server = HttpServer::start_at_with_env(
+        SERVER,
+        &format!("0.0.0.0:{port}"),
+        &[
+            "--oauth-issuer",
+            &authorization.issuer,
+            // Bound on every address; clients reach it, and tokens name it, by this URL.
+            "--oauth-resource",
+            &resource,
+            "--oauth-client-id",
+            "tools-host",
+            "--oauth-scope",
+            "mcp:tools",
+        ],
+        &[("HERMES_OAUTH_CLIENT_SECRET", "s3cret-of-the-host")],
+    );
+    assert_eq!(server.url, resource);
+
+    // The metadata says where to get a token, at both RFC 9728 places.
+    let metadata_url = format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp");
+    for url in [
+        metadata_url.as_str(),
+        &format!("http://127.0.0.1:{port}/.well-known/oauth-protected-resource"),
+    ] {
+        let (status, body) = http_get(url);
+        assert!(status.starts_with("HTTP/1.1 200"), "{url}: {status}");
+        let metadata: Value = serde_json::from_str(&body).expect("JSON metadata");
+        assert_eq!(metadata["resource"], resource.as_str());
+        assert_eq!(
+            metadata["authorization_servers"][0],
+            authorization.issuer.as_str()
+        );
+        assert_eq!(metadata["scopes_supported"][0], "mcp:tools");
+    }
+
+    let (status, challenge) = post_initialize(&server.url, None);
+    assert!(status.starts_with("HTTP/1.1 401"), "{status}");
+    assert_eq!(
+        challenge.as_deref(),
+        Some(format!(r#"Bearer resource_metadata="{metadata_url}""#).as_str())
+    );
+    for refused in ["token-elsewhere-1", "token-expired-1", "token-unknown-1"] {
+        let (status, challenge) = post_initialize(&server.url, Some(&format!("Bearer {refused}")));
+        assert!(status.starts_with("HTTP/1.1 401"), "{refused}: {status}");
+        assert!(
+            challenge.is_some_and(|c| c.contains(r#"error="invalid_token""#)),
+            "{refused}"
+        );
+    }
+    let (status, challenge) = post_initialize(&server.url, Some("Bearer token-narrow-1"));
+    assert!(status.starts_with("HTTP/1.1 403"), "{status}");
+    assert!(
+        challenge.is_some_and(|c| c.contains(r#"error="insufficient_scope", scope="mcp:tools""#)),
+        "a token without the scope is told which it needs"
+    );
+    let (status, _) = post_initialize(&server.url, Some("Bearer token-good-1"));
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+
+    // The Python SDK, sending a token the authorization server issued for this endpoint.
+    let out = python_scenario(&["http-bearer", &server.url, "token-good-python"]);
     assert!(out.contains("ok: refused without a token"), "{out}");
     assert!(out.contains("ok: served with the token"), "{out}");
 }

@@ -75,7 +75,7 @@ mod naming;
 pub(crate) mod normalise;
 mod oauth;
 mod progress;
-mod remote;
+pub(crate) mod remote;
 mod requests;
 mod rest;
 mod server;

@@ -3,7 +3,8 @@
 //! A [`ToolServer`] is an `rmcp` [`ServerHandler`](rmcp::ServerHandler) over a
 //! [`ToolRegistry`]. Serve it on stdio (what MCP hosts spawn) or on Streamable HTTP, at a
 //! loopback address, or at any address when every request must carry a bearer token
-//! ([`require_bearer`](ToolServer::require_bearer)):
+//! ([`require_bearer`](ToolServer::require_bearer)) or an OAuth access token
+//! (`require_oauth`, feature `mcp-remote`):
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -119,6 +120,8 @@ mod handler;
 mod http;
 mod jsonrpc;
 mod origin;
+#[cfg(feature = "mcp-remote")]
+mod resource_server;
 mod stdio;
 mod watch;
 
@@ -126,6 +129,8 @@ pub use bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 pub use convert::annotations;
 pub use http::HttpEndpoint;
 pub use origin::InvalidOrigin;
+#[cfg(feature = "mcp-remote")]
+pub use resource_server::{OAuthResourceConfig, ResourceServerError};
 
 /// How often a connection looks for a changed listing, unless set with
 /// [`ToolServer::poll_interval`].
@@ -179,6 +184,9 @@ struct Limits {
     allowed_origins: Vec<String>,
     /// The tokens every HTTP request must carry (none: loopback only, no token asked).
     bearer: Option<Arc<BearerTokens>>,
+    /// OAuth resource-server mode, when required.
+    #[cfg(feature = "mcp-remote")]
+    oauth: Option<OAuthResourceConfig>,
 }
 
 impl Clone for ToolServer {
@@ -229,7 +237,8 @@ pub enum ServeError {
     /// Streamable HTTP was asked for on an address other than loopback.
     #[error(
         "refusing to serve MCP on {addr} without authentication: give bearer tokens (`serve \
-         --token-file PATH` or `--token-env NAME`; `ToolServer::require_bearer`), or listen on a \
+         --token-file PATH` or `--token-env NAME`; `ToolServer::require_bearer`) or OAuth (`serve \
+         --oauth-issuer URL`; `ToolServer::require_oauth`), or listen on a \
          loopback address (127.0.0.0/8 or [::1]), such as 127.0.0.1:{port}",
         port = addr.port()
     )]
@@ -237,6 +246,10 @@ pub enum ServeError {
         /// The refused address.
         addr: SocketAddr,
     },
+    /// OAuth resource-server mode could not start (the authorization server's metadata).
+    #[cfg(feature = "mcp-remote")]
+    #[error("cannot serve MCP with OAuth: {0}")]
+    Authorization(#[from] ResourceServerError),
     /// An entry of [`ToolServer::allow_origins`] is not an origin.
     #[error("cannot serve MCP over HTTP: an allowed origin is invalid: {0}")]
     Origin(#[from] InvalidOrigin),
@@ -275,6 +288,8 @@ impl ToolServer {
                 max_sessions: DEFAULT_MAX_SESSIONS,
                 allowed_origins: Vec::new(),
                 bearer: None,
+                #[cfg(feature = "mcp-remote")]
+                oauth: None,
             },
             implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -386,6 +401,17 @@ impl ToolServer {
         self
     }
 
+    /// Makes every HTTP request carry an access token from the authorization server of
+    /// `config` (OAuth 2.1 resource-server mode, feature `mcp-remote`): the endpoint publishes
+    /// its protected-resource metadata and checks each token by introspection (see
+    /// [`OAuthResourceConfig`]). Like [`require_bearer`](Self::require_bearer), it lets
+    /// [`bind_http`](Self::bind_http) listen beyond loopback.
+    #[cfg(feature = "mcp-remote")]
+    pub fn require_oauth(mut self, config: OAuthResourceConfig) -> Self {
+        self.limits.oauth = Some(config);
+        self
+    }
+
     /// Browser origins allowed to call the HTTP endpoint besides loopback ones, each
     /// `scheme://host[:port]` (or `null`), matched exactly. Requests with any other `Origin`
     /// are refused with 403; requests without one (SDKs, `curl`) are served. Checked by
@@ -476,12 +502,21 @@ impl ToolServer {
     /// required ([`require_bearer`](Self::require_bearer)), an invalid selection or allowed
     /// origin, or a failed bind.
     pub async fn bind_http(self, addr: SocketAddr) -> Result<HttpEndpoint, ServeError> {
-        if !addr.ip().is_loopback() && self.limits.bearer.is_none() {
+        if !addr.ip().is_loopback() && !self.authenticates() {
             return Err(ServeError::NotLoopback { addr });
         }
         self.check()?;
         let origins = origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
         HttpEndpoint::bind(self, origins, addr).await
+    }
+
+    /// Whether every HTTP request must be authenticated (bearer tokens, or OAuth).
+    fn authenticates(&self) -> bool {
+        #[cfg(feature = "mcp-remote")]
+        if self.limits.oauth.is_some() {
+            return true;
+        }
+        self.limits.bearer.is_some()
     }
 
     /// The context of a call on this connection: the configured one, in this connection's

@@ -102,7 +102,7 @@ pub(super) async fn connect(
 /// reqwest is built without a TLS provider of its own (the tree already holds rustls with
 /// ring, through ureq): make ring the process's provider unless one is installed already.
 #[cfg(feature = "mcp-remote")]
-fn install_crypto_provider() {
+pub(crate) fn install_crypto_provider() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         if rustls::crypto::CryptoProvider::get_default().is_none() {

@@ -5,7 +5,10 @@
 //!
 //! - **tokens**: with [`require_bearer`](super::ToolServer::require_bearer), a request without
 //!   an accepted `Authorization: Bearer` token is answered 401 before anything else reads it
-//!   (see [`bearer`](super::bearer)); without tokens the endpoint listens on loopback only;
+//!   (see [`bearer`](super::bearer)); with `require_oauth` (feature `mcp-remote`), an OAuth
+//!   access token checked at the authorization server, the protected-resource metadata served
+//!   at `/.well-known/oauth-protected-resource` (see `resource_server`); with neither, the
+//!   endpoint listens on loopback only;
 //! - **Origin**: a request from an origin that is neither loopback nor allowed is refused with
 //!   403 (see [`origin`](super::origin)); `Host` is checked by `rmcp` (DNS rebinding);
 //! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
@@ -42,6 +45,8 @@ use tokio::net::TcpListener;
 use super::bearer::BearerTokens;
 use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::origin::AllowedOrigins;
+#[cfg(feature = "mcp-remote")]
+use super::resource_server::{ResourceServer, Verdict};
 use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.
@@ -57,6 +62,9 @@ pub struct HttpEndpoint {
     origins: AllowedOrigins,
     listener: TcpListener,
     addr: SocketAddr,
+    /// OAuth resource-server mode, started (its authorization server found).
+    #[cfg(feature = "mcp-remote")]
+    oauth: Option<Arc<ResourceServer>>,
 }
 
 impl HttpEndpoint {
@@ -69,11 +77,21 @@ impl HttpEndpoint {
             .await
             .map_err(|source| ServeError::Bind { addr, source })?;
         let addr = listener.local_addr()?;
+        #[cfg(feature = "mcp-remote")]
+        let oauth = match server.limits.oauth.clone() {
+            Some(config) => {
+                let endpoint = format!("http://{addr}/mcp");
+                Some(Arc::new(ResourceServer::start(config, &endpoint).await?))
+            }
+            None => None,
+        };
         Ok(Self {
             server,
             origins,
             listener,
             addr,
+            #[cfg(feature = "mcp-remote")]
+            oauth,
         })
     }
 
@@ -119,7 +137,7 @@ impl HttpEndpoint {
             .with_allowed_hosts(hosts)
             .with_max_request_body_bytes(limits.max_message_bytes);
         // A token is what a rebinding page lacks; clients name this host as they reach it.
-        if limits.bearer.is_some() {
+        if self.server.authenticates() {
             config = config.disable_allowed_hosts();
         }
         let sessions_end = config.cancellation_token.clone();
@@ -134,6 +152,8 @@ impl HttpEndpoint {
             service,
             manager,
             bearer: limits.bearer.clone(),
+            #[cfg(feature = "mcp-remote")]
+            oauth: self.oauth,
             origins: self.origins,
             max_sessions: limits.max_sessions,
             max_body: limits.max_message_bytes,
@@ -142,6 +162,15 @@ impl HttpEndpoint {
         };
         let router = axum::Router::new()
             .route("/mcp", axum::routing::any(handle))
+            // RFC 9728: at the well-known path, and at it followed by the endpoint's path.
+            .route(
+                "/.well-known/oauth-protected-resource",
+                axum::routing::get(protected_resource),
+            )
+            .route(
+                "/.well-known/oauth-protected-resource/mcp",
+                axum::routing::get(protected_resource),
+            )
             .with_state(Arc::new(gate));
         axum::serve(self.listener, router)
             .with_graceful_shutdown(async move {
@@ -160,6 +189,9 @@ struct Gate {
     manager: Arc<LocalSessionManager>,
     /// The tokens a request must carry, when required.
     bearer: Option<Arc<BearerTokens>>,
+    /// The resource server checking OAuth access tokens, when required.
+    #[cfg(feature = "mcp-remote")]
+    oauth: Option<Arc<ResourceServer>>,
     origins: AllowedOrigins,
     max_sessions: usize,
     max_body: usize,
@@ -185,6 +217,17 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
             return unauthorized(sent.is_some());
         }
     }
+    #[cfg(feature = "mcp-remote")]
+    if let Some(oauth) = &gate.oauth {
+        // Owned: the request (its body) is not held across the introspection's await.
+        let authorization = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(|value| value.as_bytes().to_vec());
+        if let Some(refusal) = oauth_refusal(oauth, authorization.as_deref()).await {
+            return refusal;
+        }
+    }
     let origin = request
         .headers()
         .get(header::ORIGIN)
@@ -199,6 +242,78 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
         Method::DELETE => gate.delete(request).await,
         _ => gate.forward(request, None).await,
     }
+}
+
+/// The protected-resource metadata (RFC 9728), in OAuth resource-server mode; 404 otherwise.
+async fn protected_resource(State(gate): State<Arc<Gate>>) -> Response {
+    #[cfg(feature = "mcp-remote")]
+    if let Some(oauth) = &gate.oauth {
+        let body = oauth.metadata().to_string();
+        return ([(header::CONTENT_TYPE, "application/json")], body).into_response();
+    }
+    let _ = gate;
+    StatusCode::NOT_FOUND.into_response()
+}
+
+/// The answer to a request whose OAuth access token is missing or refused; `None` when it is
+/// accepted. The challenge names the metadata, where a client learns whom to ask for a token.
+#[cfg(feature = "mcp-remote")]
+async fn oauth_refusal(oauth: &ResourceServer, authorization: Option<&[u8]>) -> Option<Response> {
+    let token = authorization
+        .and_then(|value| {
+            let (scheme, token) = value.split_at(value.len().min(7));
+            scheme.eq_ignore_ascii_case(b"bearer ").then_some(token)
+        })
+        .filter(|token| !token.is_empty());
+    let metadata = oauth.metadata_url();
+    let (status, challenge, reason) = match token {
+        None => (
+            StatusCode::UNAUTHORIZED,
+            format!(r#"Bearer resource_metadata="{metadata}""#),
+            format!(
+                "this server needs an OAuth access token: get one from the authorization \
+                 server its metadata names ({metadata}) and send `Authorization: Bearer <token>`"
+            ),
+        ),
+        Some(token) => match oauth.judge(token).await {
+            Ok(Verdict::Accepted) => return None,
+            Ok(Verdict::Invalid(reason)) => (
+                StatusCode::UNAUTHORIZED,
+                format!(r#"Bearer error="invalid_token", resource_metadata="{metadata}""#),
+                format!("the access token was refused: {reason}"),
+            ),
+            Ok(Verdict::InsufficientScope) => {
+                let scope = oauth.scope();
+                (
+                    StatusCode::FORBIDDEN,
+                    format!(
+                        r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{metadata}""#
+                    ),
+                    format!("the access token lacks the scope this server needs: {scope}"),
+                )
+            }
+            Err(failure) => {
+                tracing::warn!(%failure, "an MCP request's access token could not be checked");
+                let error = JsonRpcError::new(
+                    None,
+                    ErrorCode::INTERNAL_ERROR.0,
+                    "the access token could not be checked now (the authorization server did \
+                     not answer); try again later"
+                        .to_owned(),
+                );
+                return Some(json_error(StatusCode::SERVICE_UNAVAILABLE, &error));
+            }
+        },
+    };
+    tracing::warn!(status = status.as_u16(), "refused an MCP request: {reason}");
+    let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
+    let mut response = json_error(status, &error);
+    if let Ok(challenge) = HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    Some(response)
 }
 
 /// 401 for a request without an accepted token, with the challenge RFC 6750 asks for.

@@ -1,0 +1,95 @@
+"""A local OAuth 2.1 authorization server for the resource-server tests: its metadata
+(RFC 8414) and token introspection (RFC 7662), standard library only.
+
+    authorization_server.py RESOURCE CLIENT_ID CLIENT_SECRET
+
+Prints `listening on http://127.0.0.1:PORT` and serves until killed. Introspection requires
+HTTP Basic authentication as CLIENT_ID:CLIENT_SECRET, and knows these tokens:
+
+    token-good-...        active, for RESOURCE, scope "mcp:tools"
+    token-narrow-...      active, for RESOURCE, scope "profile" (lacks mcp:tools)
+    token-elsewhere-...   active, for another resource
+    token-expired-...     active, for RESOURCE, expired an hour ago
+    anything else         inactive
+
+Each introspection is logged on stderr as `introspected <token prefix>`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs
+
+RESOURCE, CLIENT_ID, CLIENT_SECRET = sys.argv[1:4]
+
+
+def verdict(token: str) -> dict:
+    now = int(time.time())
+    if token.startswith("token-good-"):
+        return {"active": True, "aud": RESOURCE, "scope": "mcp:tools", "exp": now + 300,
+                "client_id": "agent"}
+    if token.startswith("token-narrow-"):
+        return {"active": True, "aud": [RESOURCE], "scope": "profile", "exp": now + 300}
+    if token.startswith("token-elsewhere-"):
+        return {"active": True, "aud": "https://elsewhere.example/mcp", "scope": "mcp:tools",
+                "exp": now + 300}
+    if token.startswith("token-expired-"):
+        return {"active": True, "aud": RESOURCE, "scope": "mcp:tools", "exp": now - 3600}
+    return {"active": False}
+
+
+class Handler(BaseHTTPRequestHandler):
+    def reply(self, status: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def base(self) -> str:
+        return f"http://{self.headers['Host']}"
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path == "/.well-known/oauth-authorization-server":
+            self.reply(200, {
+                "issuer": self.base(),
+                "authorization_endpoint": self.base() + "/authorize",
+                "token_endpoint": self.base() + "/token",
+                "introspection_endpoint": self.base() + "/introspect",
+                "response_types_supported": ["code"],
+            })
+        else:
+            self.reply(404, {"error": "not_found"})
+
+    def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path != "/introspect":
+            self.reply(404, {"error": "not_found"})
+            return
+        expected = base64.b64encode(f"{CLIENT_ID}:{CLIENT_SECRET}".encode()).decode()
+        if self.headers.get("Authorization") != f"Basic {expected}":
+            self.reply(401, {"error": "invalid_client"})
+            return
+        length = int(self.headers.get("Content-Length", "0"))
+        form = parse_qs(self.rfile.read(length).decode())
+        token = (form.get("token") or [""])[0]
+        sys.stderr.write(f"introspected {token[:12]}\n")
+        sys.stderr.flush()
+        self.reply(200, verdict(token))
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+def main() -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(f"listening on http://127.0.0.1:{server.server_address[1]}", flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
