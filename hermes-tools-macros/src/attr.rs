@@ -82,19 +82,11 @@ impl ToolAttr {
     /// and keeping every good one.
     pub fn parse(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ToolAttr {
         let mut attr = ToolAttr::default();
-        let parsed = syn::meta::parser(|meta| {
+        let complete = parse_keys(cx, tokens, |meta| {
             attr.written.keys.push(path_text(&meta.path));
-            if let Err(err) = attr.key(&meta) {
-                cx.syn_error(err);
-                skip_value(&meta)?;
-            }
-            Ok(())
-        })
-        .parse2(tokens);
-        if let Err(err) = parsed {
-            cx.syn_error(err);
-            attr.written.incomplete = true;
-        }
+            attr.key(meta)
+        });
+        attr.written.incomplete = !complete;
         attr
     }
 
@@ -271,6 +263,31 @@ fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
     }
 }
 
+/// Parses an attribute's arguments (`key = value, flag, ...`), giving each key to `each`. A
+/// key `each` rejects is reported to `cx` and its value skipped, so that every bad key is
+/// reported, not just the first. Returns whether the arguments parsed to their end.
+pub fn parse_keys(
+    cx: &Ctxt,
+    tokens: proc_macro2::TokenStream,
+    mut each: impl FnMut(&ParseNestedMeta<'_>) -> syn::Result<()>,
+) -> bool {
+    let parsed = syn::meta::parser(|meta| {
+        if let Err(err) = each(&meta) {
+            cx.syn_error(err);
+            skip_value(&meta)?;
+        }
+        Ok(())
+    })
+    .parse2(tokens);
+    match parsed {
+        Ok(()) => true,
+        Err(err) => {
+            cx.syn_error(err);
+            false
+        }
+    }
+}
+
 /// Consumes `= value` after a rejected key so parsing can go on to report the next error.
 fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
@@ -281,7 +298,8 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn once(meta: &ParseNestedMeta<'_>, taken: bool) -> syn::Result<()> {
+/// An error when `taken`: the key was given before.
+pub fn once(meta: &ParseNestedMeta<'_>, taken: bool) -> syn::Result<()> {
     if taken {
         Err(meta.error("this key is given twice"))
     } else {

@@ -11,10 +11,9 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::parse::Parser;
 use syn::{FnArg, Ident, ItemFn, LitStr, Pat, Path, Type};
 
-use crate::attr::path_text;
+use crate::attr::{once, parse_keys, path_text};
 use crate::check::{self, Ctxt};
 use crate::docs;
 use crate::expand::{provenance, static_ident};
@@ -55,52 +54,46 @@ struct Attr {
 impl Attr {
     fn parse(cx: &Ctxt, kind: Kind, tokens: TokenStream) -> Attr {
         let mut attr = Attr::default();
-        let parsed = syn::meta::parser(|meta| {
+        parse_keys(cx, tokens, |meta| {
             let key = path_text(&meta.path);
             let allowed: &[&str] = match kind {
                 Kind::Resource => &["uri", "name", "mime_type", "complete", "crate"],
                 Kind::Prompt => &["name", "complete", "crate"],
             };
-            let taken = match key.as_str() {
-                "uri" => attr.uri.is_some(),
-                "name" => attr.name.is_some(),
-                "mime_type" => attr.mime_type.is_some(),
-                "complete" => attr.complete.is_some(),
-                _ => attr.krate.is_some(),
-            };
-            let result = if !allowed.contains(&key.as_str()) {
-                Err(meta.error(format!(
+            if !allowed.contains(&key.as_str()) {
+                return Err(meta.error(format!(
                     "unknown {} key `{key}`; expected one of: {}",
                     kind.attribute(),
                     kind.keys()
-                )))
-            } else if taken {
-                Err(meta.error("this key is given twice"))
-            } else {
-                meta.value().and_then(|value| match key.as_str() {
-                    "uri" => value.parse().map(|uri| attr.uri = Some(uri)),
-                    "mime_type" => value.parse().map(|mime| attr.mime_type = Some(mime)),
-                    "name" => value.parse().and_then(|name: LitStr| {
-                        check::name_of("name", &name)?;
-                        attr.name = Some(name);
-                        Ok(())
-                    }),
-                    "complete" => value.parse().map(|path| attr.complete = Some(path)),
-                    _ => value.parse().map(|path| attr.krate = Some(path)),
-                })
-            };
-            if let Err(err) = result {
-                cx.syn_error(err);
-                if meta.input.peek(syn::Token![=]) {
-                    meta.value()?.parse::<syn::Expr>()?;
+                )));
+            }
+            let value = meta.value();
+            match key.as_str() {
+                "uri" => {
+                    once(meta, attr.uri.is_some())?;
+                    attr.uri = Some(value?.parse()?);
+                }
+                "mime_type" => {
+                    once(meta, attr.mime_type.is_some())?;
+                    attr.mime_type = Some(value?.parse()?);
+                }
+                "name" => {
+                    once(meta, attr.name.is_some())?;
+                    let name: LitStr = value?.parse()?;
+                    check::name_of("name", &name)?;
+                    attr.name = Some(name);
+                }
+                "complete" => {
+                    once(meta, attr.complete.is_some())?;
+                    attr.complete = Some(value?.parse()?);
+                }
+                _ => {
+                    once(meta, attr.krate.is_some())?;
+                    attr.krate = Some(value?.parse()?);
                 }
             }
             Ok(())
-        })
-        .parse2(tokens);
-        if let Err(err) = parsed {
-            cx.syn_error(err);
-        }
+        });
         attr
     }
 }

@@ -11,10 +11,9 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::parse::Parser;
 use syn::{ItemFn, LitStr, Path};
 
-use crate::attr::path_text;
+use crate::attr::{once, parse_keys, path_text};
 use crate::check::{self, Ctxt};
 use crate::docs;
 use crate::expand::{provenance, static_ident};
@@ -33,45 +32,24 @@ impl PluginAttr {
     /// rule.
     fn parse(cx: &Ctxt, tokens: TokenStream) -> PluginAttr {
         let mut attr = PluginAttr::default();
-        let parsed = syn::meta::parser(|meta| {
-            let once = |taken: bool| {
-                if taken {
-                    Err(meta.error("this key is given twice"))
-                } else {
-                    Ok(())
-                }
-            };
-            let result = if meta.path.is_ident("name") {
-                once(attr.name.is_some()).and_then(|()| {
-                    let name: LitStr = meta.value()?.parse()?;
-                    check::name_of("plugin name", &name)?;
-                    attr.name = Some(name);
-                    Ok(())
-                })
+        parse_keys(cx, tokens, |meta| {
+            if meta.path.is_ident("name") {
+                once(meta, attr.name.is_some())?;
+                let name: LitStr = meta.value()?.parse()?;
+                check::name_of("plugin name", &name)?;
+                attr.name = Some(name);
+                Ok(())
             } else if meta.path.is_ident("crate") {
-                once(attr.krate.is_some()).and_then(|()| {
-                    attr.krate = Some(meta.value()?.parse()?);
-                    Ok(())
-                })
+                once(meta, attr.krate.is_some())?;
+                attr.krate = Some(meta.value()?.parse()?);
+                Ok(())
             } else {
                 Err(meta.error(format!(
                     "unknown #[plugin] key `{}`; expected one of: {PLUGIN_KEYS}",
                     path_text(&meta.path)
                 )))
-            };
-            if let Err(err) = result {
-                cx.syn_error(err);
-                // Skip the rejected value so the next key is still checked.
-                if meta.input.peek(syn::Token![=]) {
-                    meta.value()?.parse::<syn::Expr>()?;
-                }
             }
-            Ok(())
-        })
-        .parse2(tokens);
-        if let Err(err) = parsed {
-            cx.syn_error(err);
-        }
+        });
         attr
     }
 }

@@ -220,6 +220,16 @@ async fn a_call_that_times_out_is_cancelled_at_the_server() {
     clients.shutdown().await;
 }
 
+/// Our clients of `server-everything` over stdio, its tools in `registry`.
+async fn start_everything(registry: &ToolRegistry) -> McpClients {
+    let entry = everything_entry();
+    let config = config([(
+        "everything",
+        server("node", &[entry.to_str().unwrap(), "stdio"]),
+    )]);
+    McpClients::start(registry, &config, &Selection::default()).await
+}
+
 /// What a follower saw: each report's done and total.
 type Seen = Arc<parking_lot::Mutex<Vec<(f64, Option<f64>)>>>;
 
@@ -233,13 +243,8 @@ fn follower() -> (ToolContext, Seen) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_servers_progress_reports_reach_the_call_that_follows_them_and_no_other() {
-    let entry = everything_entry();
     let registry = ToolRegistry::new();
-    let config = config([(
-        "everything",
-        server("node", &[entry.to_str().unwrap(), "stdio"]),
-    )]);
-    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let clients = start_everything(&registry).await;
     let tool = "mcp__everything__trigger_long_running_operation";
     let (first, first_seen) = follower();
     let (second, second_seen) = follower();
@@ -273,13 +278,8 @@ async fn a_servers_progress_reports_reach_the_call_that_follows_them_and_no_othe
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn everything_server_tools_are_registered_described_called_and_refreshed() {
-    let entry = everything_entry();
     let registry = ToolRegistry::new();
-    let config = config([(
-        "everything",
-        server("node", &[entry.to_str().unwrap(), "stdio"]),
-    )]);
-    let clients = McpClients::start(&registry, &config, &Selection::default()).await;
+    let clients = start_everything(&registry).await;
 
     let status = clients.status("everything").unwrap();
     let expected = [

@@ -116,16 +116,7 @@ impl ResourceServer {
             .map_err(|err| ResourceServerError(format!("cannot build an HTTP client: {err}")))?;
         let issuer = config.issuer.trim_end_matches('/');
         let metadata_url = format!("{issuer}/.well-known/oauth-authorization-server");
-        let metadata: Value = async {
-            http.get(&metadata_url)
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await
-        }
-        .await
-        .map_err(|err| {
+        let metadata = json_of(http.get(&metadata_url)).await.map_err(|err| {
             ResourceServerError(format!(
                 "cannot read the authorization server's metadata at {metadata_url}: {err}"
             ))
@@ -195,23 +186,16 @@ impl ResourceServer {
     /// Asks the authorization server about `token`; the verdict and how long to keep it.
     async fn introspect(&self, token: &[u8]) -> Result<(Verdict, Duration), String> {
         let body = format!("token={}&token_type_hint=access_token", form_encode(token));
-        let answer: Value = async {
-            self.http
-                .post(&self.introspection)
-                .basic_auth(&self.config.client_id, Some(&self.config.client_secret))
-                .header(
-                    reqwest::header::CONTENT_TYPE,
-                    "application/x-www-form-urlencoded",
-                )
-                .body(body)
-                .send()
-                .await?
-                .error_for_status()?
-                .json()
-                .await
-        }
-        .await
-        .map_err(|err| {
+        let request = self
+            .http
+            .post(&self.introspection)
+            .basic_auth(&self.config.client_id, Some(&self.config.client_secret))
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(body);
+        let answer = json_of(request).await.map_err(|err| {
             format!(
                 "token introspection at {} failed: {err}",
                 self.introspection
@@ -224,6 +208,11 @@ impl ResourceServer {
             SystemTime::now(),
         ))
     }
+}
+
+/// The JSON answer to `request`, refusing an error status.
+async fn json_of(request: reqwest::RequestBuilder) -> Result<Value, reqwest::Error> {
+    request.send().await?.error_for_status()?.json().await
 }
 
 /// The verdict on an introspection answer, and how long to keep it.
