@@ -313,7 +313,9 @@ impl ToolContext {
     }
 
     /// [`elicit`](Self::elicit) for a sync tool: blocks this thread until the user answers.
-    /// Declare such a tool `blocking`, so that its wait for a person holds no runtime worker.
+    /// Declare such a tool `blocking`, so that its wait for a person holds no runtime worker:
+    /// on a current-thread runtime a tool that is not `blocking` runs on the only worker, which
+    /// the question's own messages then cannot use.
     pub fn elicit_blocking(&self, question: Elicitation) -> Result<ElicitationReply, AskError> {
         crate::bridge::block_on(self.elicit(question)).unwrap_or_else(|err| {
             Err(AskError::Failed(format!(

@@ -118,27 +118,32 @@ impl ResourceDecl {
     }
 
     /// The template's values in `uri`, by name, when `uri` is one of its URIs (a fixed URI
-    /// matches only itself, with none).
+    /// matches only itself, with none). A value is part of one path segment (never `/`, `?`
+    /// or `#`, never empty, `.` or `..`), as written (percent-encoding is not decoded); when
+    /// a literal follows it in the segment, the value runs to that literal's last occurrence
+    /// (`{name}.txt` takes `my.notes` from `my.notes.txt`).
     pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
         let mut values = Vec::new();
         let mut rest = uri;
         let mut template = self.uri;
         while let Some(open) = template.find('{') {
-            let literal = &template[..open];
-            rest = rest.strip_prefix(literal)?;
+            rest = rest.strip_prefix(&template[..open])?;
             let close = open + template[open..].find('}')?;
             let name = &template[open + 1..close];
             template = &template[close + 1..];
-            // A variable is one segment: up to the next '/', or what the template's next
-            // literal character begins.
-            let end = match template.chars().next() {
-                Some(next) => rest.find([next, '/']).unwrap_or(rest.len()),
-                None => rest.find('/').unwrap_or(rest.len()),
+            let literal = &template[..template.find('{').unwrap_or(template.len())];
+            let segment = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+            let in_segment = &literal[..literal.find(['/', '?', '#']).unwrap_or(literal.len())];
+            let end = if in_segment.is_empty() {
+                segment.len()
+            } else {
+                segment.rfind(in_segment)?
             };
-            if end == 0 {
+            let value = &rest[..end];
+            if value.is_empty() || value == "." || value == ".." {
                 return None;
             }
-            values.push((name.to_owned(), rest[..end].to_owned()));
+            values.push((name.to_owned(), value.to_owned()));
             rest = &rest[end..];
         }
         (rest == template).then_some(values)
@@ -235,6 +240,22 @@ mod tests {
             two.matches("files://docs/readme.txt"),
             Some(pairs(&[("dir", "docs"), ("name", "readme")]))
         );
+        let dotted = decl("files://{name}.txt");
+        assert_eq!(
+            dotted.matches("files://my.notes.txt"),
+            Some(pairs(&[("name", "my.notes")]))
+        );
+        for refused in [
+            "files://...txt",
+            "files://a/b.txt",
+            "files://a.txt?x=1",
+            "files://.txt",
+        ] {
+            assert_eq!(dotted.matches(refused), None, "{refused}");
+        }
+        let parent = decl("files://{dir}/index");
+        assert_eq!(parent.matches("files://../index"), None);
+        assert_eq!(parent.matches("files://docs/index#top"), None);
         let fixed = decl("test://static-text");
         assert_eq!(fixed.matches("test://static-text"), Some(Vec::new()));
         assert_eq!(fixed.matches("test://static-text2"), None);

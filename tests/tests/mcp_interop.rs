@@ -562,6 +562,24 @@ fn oauth_resource_server_mode_checks_tokens_at_a_local_authorization_server() {
         output.contains("cannot read the authorization server's metadata"),
         "{output}"
     );
+    let (status, output) = run(
+        Command::new(SERVER)
+            .args([
+                "serve",
+                "--http",
+                "0.0.0.0:0",
+                "--oauth-client-id",
+                "tools-host",
+            ])
+            .args(["--oauth-issuer", &authorization.issuer])
+            .env("HERMES_OAUTH_CLIENT_SECRET", "x"),
+        Duration::from_secs(30),
+    );
+    assert!(!status.is_some_and(|s| s.success()), "{output}");
+    assert!(
+        output.contains("--oauth-resource"),
+        "every interface is no URL: {output}"
+    );
 
     let server = HttpServer::start_at_with_env(
         SERVER,

@@ -11,8 +11,10 @@ use std::sync::LazyLock;
 
 use hermes_tools::{
     AskError, Elicitation, ElicitationReply, LogLevel, Prompt, ResourceBody, Sampling, Tool,
-    ToolContent, ToolRegistry, prompt, resource,
+    ToolContent, ToolContext, ToolRegistry, prompt, resource, tool,
 };
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The toolset of every fixture.
@@ -38,208 +40,223 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 /// A 1x1 red PNG, base64-encoded.
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
+/// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
 fn fixtures() -> [Tool; 15] {
     [
-        // Scenario tools-call-simple-text.
-        Tool::builder("test_simple_text", TOOLSET)
-            .description("Return a simple text response, for the conformance suite.")
-            .handler(|_args, _ctx| "This is a simple text response for testing.")
-            .build(),
-        // Scenario tools-call-error.
-        Tool::builder("test_error_handling", TOOLSET)
-            .description("Always fail, for the conformance suite.")
-            .handler(|_args, _ctx| {
-                Err::<Value, _>("This tool intentionally returns an error for testing")
-            })
-            .build(),
-        // Scenario tools-call-image.
-        Tool::builder("test_image_content", TOOLSET)
-            .description("Return a 1x1 red PNG, for the conformance suite.")
-            .handler(|_args, _ctx| ToolContent::new().image(RED_PIXEL, "image/png"))
-            .build(),
-        // Scenario json-schema-2020-12: the schema must reach the client as declared.
-        Tool::builder("json_schema_2020_12_tool", TOOLSET)
-            .description("Tool with JSON Schema 2020-12 features")
-            .parameters(json!({
-                "$schema": "https://json-schema.org/draft/2020-12/schema",
-                "type": "object",
-                "$defs": {
-                    "address": {
-                        "type": "object",
-                        "properties": {
-                            "street": {"type": "string"},
-                            "city": {"type": "string"}
-                        }
-                    }
-                },
-                "properties": {
-                    "name": {"type": "string"},
-                    "address": {"$ref": "#/$defs/address"}
-                },
-                "additionalProperties": false
-            }))
-            .handler(|args, _ctx| json!({"received": args}))
-            .build(),
-        // Scenario tools-call-audio.
-        Tool::builder("test_audio_content", TOOLSET)
-            .description("Return a short WAV clip, for the conformance suite.")
-            .handler(|_args, _ctx| ToolContent::new().audio(SILENT_WAV, "audio/wav"))
-            .build(),
-        // Scenario tools-call-embedded-resource.
-        Tool::builder("test_embedded_resource", TOOLSET)
-            .description("Return an embedded text resource, for the conformance suite.")
-            .handler(|_args, _ctx| {
-                ToolContent::new().resource_text(
-                    "test://embedded-resource",
-                    "text/plain",
-                    "This is an embedded resource content.",
-                )
-            })
-            .build(),
-        // Scenario tools-call-mixed-content.
-        Tool::builder("test_multiple_content_types", TOOLSET)
-            .description("Return text, an image and a resource, for the conformance suite.")
-            .handler(|_args, _ctx| {
-                ToolContent::new()
-                    .text("Multiple content types test:")
-                    .image(RED_PIXEL, "image/png")
-                    .resource_text(
-                        "test://mixed-content-resource",
-                        "application/json",
-                        r#"{"test":"data","value":123}"#,
-                    )
-            })
-            .build(),
-        // Scenario tools-call-with-logging: three messages at info, 50 ms apart.
-        Tool::builder("test_tool_with_logging", TOOLSET)
-            .description("Log three messages while running, for the conformance suite.")
-            .async_handler(|_args, ctx| async move {
-                let steps = [
-                    "Tool execution started",
-                    "Tool processing data",
-                    "Tool execution completed",
-                ];
-                for (i, step) in steps.into_iter().enumerate() {
-                    if i > 0 {
-                        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                    }
-                    ctx.log(LogLevel::Info, step);
-                }
-                "Logged three messages."
-            })
-            .build(),
-        // Scenario tools-call-with-progress: three growing reports, the awaits between them
-        // letting each go out while the call runs.
-        Tool::builder("test_tool_with_progress", TOOLSET)
-            .description("Report progress three times, then answer, for the conformance suite.")
-            .async_handler(|_args, ctx| async move {
-                for (done, step) in [(0.0, "starting"), (50.0, "halfway"), (100.0, "done")] {
-                    ctx.progress(done, Some(100.0), step);
-                    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-                }
-                "Progress reported three times."
-            })
-            .build(),
-        // Scenario tools-call-sampling: the client's model, asked through the context.
-        Tool::builder("test_sampling", TOOLSET)
-            .description("Ask the client's model to answer a prompt, for the conformance suite.")
-            .parameters(json!({
-                "type": "object",
-                "properties": {"prompt": {"type": "string"}},
-                "required": ["prompt"]
-            }))
-            .async_handler(|args, ctx| async move {
-                let prompt = args["prompt"].as_str().unwrap_or_default().to_owned();
-                let reply = ctx.sample(Sampling::new(prompt, 100)).await?;
-                Ok::<_, AskError>(format!("LLM response: {}", reply.text))
-            })
-            .build(),
-        // Scenario tools-call-elicitation: the client's user, asked through the context.
-        Tool::builder("test_elicitation", TOOLSET)
-            .description("Ask the client's user for a name and an email, for the conformance suite.")
-            .parameters(json!({
-                "type": "object",
-                "properties": {"message": {"type": "string"}},
-                "required": ["message"]
-            }))
-            .async_handler(|args, ctx| async move {
-                let message = args["message"].as_str().unwrap_or_default().to_owned();
-                let form = json!({
-                    "type": "object",
-                    "properties": {
-                        "username": {"type": "string", "description": "User's response"},
-                        "email": {"type": "string", "description": "User's email address"}
-                    },
-                    "required": ["username", "email"]
-                });
-                let reply = ctx.elicit(Elicitation::new(message, form)).await?;
-                Ok::<_, AskError>(format!("User response: {}", said(&reply)))
-            })
-            .build(),
-        // Scenario elicitation-sep1034-defaults: a default for every primitive type.
-        Tool::builder("test_elicitation_sep1034_defaults", TOOLSET)
-            .description("Ask with a default for every field, for the conformance suite.")
-            .async_handler(|_args, ctx| async move {
-                let form = json!({
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "default": "John Doe"},
-                        "age": {"type": "integer", "default": 30},
-                        "score": {"type": "number", "default": 95.5},
-                        "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
-                        "verified": {"type": "boolean", "default": true}
-                    }
-                });
-                let reply = ctx.elicit(Elicitation::new("Confirm your profile", form)).await?;
-                Ok::<_, AskError>(format!("Elicitation completed: {}", said(&reply)))
-            })
-            .build(),
-        // Scenario elicitation-sep1330-enums: every enum form of the 2025-11-25 schema.
-        Tool::builder("test_elicitation_sep1330_enums", TOOLSET)
-            .description("Ask with each kind of enum, for the conformance suite.")
-            .async_handler(|_args, ctx| async move {
-                let form = json!({
-                    "type": "object",
-                    "properties": {
-                        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
-                        "titledSingle": {"type": "string", "oneOf": [
-                            {"const": "value1", "title": "First Option"},
-                            {"const": "value2", "title": "Second Option"},
-                            {"const": "value3", "title": "Third Option"}
-                        ]},
-                        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
-                                       "enumNames": ["Option One", "Option Two", "Option Three"]},
-                        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
-                        "titledMulti": {"type": "array", "items": {"anyOf": [
-                            {"const": "value1", "title": "First Choice"},
-                            {"const": "value2", "title": "Second Choice"},
-                            {"const": "value3", "title": "Third Choice"}
-                        ]}}
-                    }
-                });
-                let reply = ctx.elicit(Elicitation::new("Pick your options", form)).await?;
-                Ok::<_, AskError>(format!("Elicitation completed: {}", said(&reply)))
-            })
-            .build(),
-        // Says a resource changed: sessions subscribed to it are told.
-        Tool::builder("touch_resource", TOOLSET)
-            .description("Announce that the resource at `uri` changed.")
-            .parameters(json!({
-                "type": "object",
-                "properties": {"uri": {"type": "string"}},
-                "required": ["uri"]
-            }))
-            .handler(|args, _ctx| {
-                let uri = args["uri"].as_str().unwrap_or_default();
-                hermes_tools::resources::updated(uri);
-                json!({"updated": uri})
-            })
-            .build(),
-        Tool::builder("add_fixture_tool", TOOLSET)
-            .description("Register the tool `added_later`, changing the tool list.")
-            .handler(|_args, _ctx| add_fixture_tool())
-            .build(),
+        Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
+        Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
+        Tool::from_decl(&TEST_IMAGE_CONTENT_TOOL),
+        Tool::from_decl(&JSON_SCHEMA_2020_12_TOOL_TOOL),
+        Tool::from_decl(&TEST_AUDIO_CONTENT_TOOL),
+        Tool::from_decl(&TEST_EMBEDDED_RESOURCE_TOOL),
+        Tool::from_decl(&TEST_MULTIPLE_CONTENT_TYPES_TOOL),
+        Tool::from_decl(&TEST_TOOL_WITH_LOGGING_TOOL),
+        Tool::from_decl(&TEST_TOOL_WITH_PROGRESS_TOOL),
+        Tool::from_decl(&TEST_SAMPLING_TOOL),
+        Tool::from_decl(&TEST_ELICITATION_TOOL),
+        Tool::from_decl(&TEST_ELICITATION_SEP1034_DEFAULTS_TOOL),
+        Tool::from_decl(&TEST_ELICITATION_SEP1330_ENUMS_TOOL),
+        Tool::from_decl(&TOUCH_RESOURCE_TOOL),
+        Tool::from_decl(&ADD_FIXTURE_TOOL_TOOL),
     ]
+}
+
+/// Return a simple text response, for the conformance suite (scenario tools-call-simple-text).
+#[tool(toolset = "conformance", unlisted)]
+fn test_simple_text() -> &'static str {
+    "This is a simple text response for testing."
+}
+
+/// Always fail, for the conformance suite (scenario tools-call-error).
+#[tool(toolset = "conformance", unlisted)]
+fn test_error_handling() -> Result<String, String> {
+    Err("This tool intentionally returns an error for testing".to_owned())
+}
+
+/// Return a 1x1 red PNG, for the conformance suite (scenario tools-call-image).
+#[tool(toolset = "conformance", unlisted)]
+fn test_image_content() -> ToolContent {
+    ToolContent::new().image(RED_PIXEL, "image/png")
+}
+
+/// A street address (the suite expects it under `$defs` as `address`).
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(rename = "address")]
+struct Address {
+    street: Option<String>,
+    city: Option<String>,
+}
+
+/// A person, whose schema keeps `$defs` and `additionalProperties: false`.
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Person {
+    name: Option<String>,
+    address: Option<Address>,
+}
+
+/// Tool with JSON Schema 2020-12 features (scenario json-schema-2020-12: the schema reaches
+/// the client as generated, `$defs` and all).
+#[tool(toolset = "conformance", unlisted)]
+fn json_schema_2020_12_tool(#[args] person: Person) -> Value {
+    json!({"received": person})
+}
+
+/// Return a short WAV clip, for the conformance suite (scenario tools-call-audio).
+#[tool(toolset = "conformance", unlisted)]
+fn test_audio_content() -> ToolContent {
+    ToolContent::new().audio(SILENT_WAV, "audio/wav")
+}
+
+/// Return an embedded text resource, for the conformance suite.
+#[tool(toolset = "conformance", unlisted)]
+fn test_embedded_resource() -> ToolContent {
+    ToolContent::new().resource_text(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Return text, an image and a resource, for the conformance suite.
+#[tool(toolset = "conformance", unlisted)]
+fn test_multiple_content_types() -> ToolContent {
+    ToolContent::new()
+        .text("Multiple content types test:")
+        .image(RED_PIXEL, "image/png")
+        .resource_text(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        )
+}
+
+/// Log three messages while running, 50 ms apart, for the conformance suite.
+#[tool(toolset = "conformance", unlisted)]
+async fn test_tool_with_logging(ctx: &ToolContext) -> &'static str {
+    let steps = [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ];
+    for (i, step) in steps.into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        ctx.log(LogLevel::Info, step);
+    }
+    "Logged three messages."
+}
+
+/// Report progress three times, then answer, for the conformance suite (the awaits between
+/// reports let each go out while the call runs).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
+    for (done, step) in [(0.0, "starting"), (50.0, "halfway"), (100.0, "done")] {
+        ctx.progress(done, Some(100.0), step);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    "Progress reported three times."
+}
+
+/// Ask the client's model to answer a prompt, for the conformance suite (a sync `blocking`
+/// tool, as a tool that asks from its own thread is).
+///
+/// # Arguments
+/// * `prompt` - What to ask the model.
+#[tool(toolset = "conformance", unlisted, blocking)]
+fn test_sampling(prompt: String, ctx: &ToolContext) -> Result<String, AskError> {
+    let reply = ctx.sample_blocking(Sampling::new(prompt, 100))?;
+    Ok(format!("LLM response: {}", reply.text))
+}
+
+/// Ask the client's user for a name and an email, for the conformance suite (a sync
+/// `blocking` tool, as `clarify` is).
+///
+/// # Arguments
+/// * `message` - What to tell the user.
+#[tool(toolset = "conformance", unlisted, blocking)]
+fn test_elicitation(message: String, ctx: &ToolContext) -> Result<String, AskError> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "username": {"type": "string", "description": "User's response"},
+            "email": {"type": "string", "description": "User's email address"}
+        },
+        "required": ["username", "email"]
+    });
+    let reply = ctx.elicit_blocking(Elicitation::new(message, form))?;
+    Ok(format!("User response: {}", said(&reply)))
+}
+
+/// Ask with a default for every primitive type, for the conformance suite (SEP-1034).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_elicitation_sep1034_defaults(ctx: &ToolContext) -> Result<String, AskError> {
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+            "verified": {"type": "boolean", "default": true}
+        }
+    });
+    let reply = ctx
+        .elicit(Elicitation::new("Confirm your profile", form))
+        .await?;
+    Ok(format!("Elicitation completed: {}", said(&reply)))
+}
+
+/// Ask with each kind of enum of the 2025-11-25 schema, for the conformance suite (SEP-1330).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, AskError> {
+    let titled = |prefix: &str, word: &str| {
+        json!([
+            {"const": format!("{prefix}1"), "title": format!("First {word}")},
+            {"const": format!("{prefix}2"), "title": format!("Second {word}")},
+            {"const": format!("{prefix}3"), "title": format!("Third {word}")}
+        ])
+    };
+    let form = json!({
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {"type": "string", "oneOf": titled("value", "Option")},
+            "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                           "enumNames": ["Option One", "Option Two", "Option Three"]},
+            "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+            "titledMulti": {"type": "array", "items": {"anyOf": titled("value", "Choice")}}
+        }
+    });
+    let reply = ctx
+        .elicit(Elicitation::new("Pick your options", form))
+        .await?;
+    Ok(format!("Elicitation completed: {}", said(&reply)))
+}
+
+/// Announce that the resource at `uri` changed: sessions subscribed to it are told.
+///
+/// # Arguments
+/// * `uri` - The resource that changed.
+#[tool(toolset = "conformance", unlisted)]
+fn touch_resource(uri: String) -> Value {
+    hermes_tools::resources::updated(&uri);
+    json!({"updated": uri})
+}
+
+/// Register the tool `added_later`, changing the tool list.
+#[tool(toolset = "conformance", unlisted)]
+fn add_fixture_tool() -> Value {
+    let tool = Tool::builder(ADDED_LATER, TOOLSET)
+        .description("Registered at run time by add_fixture_tool.")
+        .handler(|_args, _ctx| "added")
+        .build();
+    match REGISTRY.register(tool) {
+        Ok(_) => json!({"registered": ADDED_LATER}),
+        Err(err) => json!({"error": err.to_string()}),
+    }
 }
 
 /// The static text resource of scenario resources-read-text.
@@ -325,18 +342,6 @@ fn said(reply: &ElicitationReply) -> String {
         }
         ElicitationReply::Decline => "action=decline, content={}".to_owned(),
         ElicitationReply::Cancel => "action=cancel, content={}".to_owned(),
-    }
-}
-
-/// Registers [`ADDED_LATER`] in the served registry, as a plugin or an MCP refresh would.
-fn add_fixture_tool() -> Value {
-    let tool = Tool::builder(ADDED_LATER, TOOLSET)
-        .description("Registered at run time by add_fixture_tool.")
-        .handler(|_args, _ctx| "added")
-        .build();
-    match REGISTRY.register(tool) {
-        Ok(_) => json!({"registered": ADDED_LATER}),
-        Err(err) => json!({"error": err.to_string()}),
     }
 }
 

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use parking_lot::{Mutex, RwLock};
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, RequestId,
-    ServerResult,
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam,
+    ClientRequest, RequestId, ServerResult,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, ServiceError};
 use serde_json::{Map, Value};
@@ -480,6 +480,14 @@ async fn request(
                 ServerResult::CallToolResult(result) => {
                     Ok(answer::from_result(&server, &tool, result, typed))
                 }
+                // `{}` (no content at all) reads as an empty result, as rmcp's `call_tool`
+                // reads it.
+                ServerResult::EmptyResult(_) => Ok(answer::from_result(
+                    &server,
+                    &tool,
+                    CallToolResult::default(),
+                    typed,
+                )),
                 _ => Err(ServiceError::UnexpectedResponse),
             }
         }

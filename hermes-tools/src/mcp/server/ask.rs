@@ -2,6 +2,9 @@
 //! as `elicitation/create`, [`ToolContext::sample`] as `sampling/createMessage`, each only when
 //! the client declared the capability on its session.
 //!
+//! A question belongs to its call: over Streamable HTTP it goes on that call's response stream
+//! (also from a `blocking` tool's thread), and it is abandoned when the call is cancelled.
+//!
 //! [`ToolContext::elicit`]: crate::ToolContext::elicit
 //! [`ToolContext::sample`]: crate::ToolContext::sample
 
@@ -9,14 +12,15 @@
 // clients of the 2025 versions still offer it, so we ask through it.
 #![allow(deprecated)]
 
-use rmcp::Peer;
+use std::future::Future;
+
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientResult, CreateMessageRequestParams, ElicitRequest, ElicitRequestParams,
-    ElicitationAction, ElicitationSchema, Role, SamplingMessage, SamplingMessageContentBlock,
-    ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, Role,
+    SamplingMessage, SamplingMessageContentBlock, ServerRequest,
 };
-use rmcp::service::ServiceError;
+use rmcp::service::{OriginatingRequestId, RequestContext, ServiceError};
 use serde_json::Value;
 
 use crate::asking::{
@@ -24,19 +28,22 @@ use crate::asking::{
 };
 use crate::combinators::BoxFuture;
 use crate::redact;
+use crate::sanitize::redact_json;
 
-/// Asks the client of one session.
+/// Asks the client of one session, on behalf of one call.
 pub(super) struct ClientAsker {
-    peer: Peer<RoleServer>,
+    /// The asking `tools/call`: its id (rmcp routes a request by a task-local that a
+    /// `blocking` tool's thread lacks, so it is named here) and its cancellation.
+    call: RequestContext<RoleServer>,
     elicitation: bool,
     sampling: bool,
 }
 
 impl ClientAsker {
-    /// An asker over `peer`, offering what its client declared at `initialize`; `None` when
-    /// it declared neither (a tool is then told so at once).
-    pub(super) fn of(peer: &Peer<RoleServer>) -> Option<Self> {
-        let info = peer.peer_info()?;
+    /// An asker for the call `request`, offering what its client declared at `initialize`;
+    /// `None` when it declared neither (a tool is then told so at once).
+    pub(super) fn of(request: &RequestContext<RoleServer>) -> Option<Self> {
+        let info = request.peer.peer_info()?;
         let capabilities = &info.capabilities;
         // An empty `elicitation: {}` is form mode (2025-06-18); a client that names only
         // `url` mode cannot show a form.
@@ -46,10 +53,31 @@ impl ClientAsker {
             .is_some_and(|modes| modes.form.is_some() || modes.url.is_none());
         let sampling = capabilities.sampling.is_some();
         (elicitation || sampling).then(|| Self {
-            peer: peer.clone(),
+            call: request.clone(),
             elicitation,
             sampling,
         })
+    }
+
+    /// Sends `request` on behalf of the call and waits for the client's result, unless the
+    /// call is cancelled first (the client's `notifications/cancelled`, the session's end).
+    fn ask(
+        &self,
+        mut request: ServerRequest,
+    ) -> impl Future<Output = Result<ClientResult, AskError>> + Send + 'static {
+        request
+            .extensions_mut()
+            .insert(OriginatingRequestId(self.call.id.clone()));
+        let peer = self.call.peer.clone();
+        let cancelled = self.call.ct.clone();
+        async move {
+            tokio::select! {
+                result = peer.send_request(request) => result.map_err(failed),
+                () = cancelled.cancelled() => Err(AskError::Failed(
+                    "the call was cancelled before the client answered".to_owned(),
+                )),
+            }
+        }
     }
 }
 
@@ -66,26 +94,27 @@ impl Asker for ClientAsker {
         &self,
         question: Elicitation,
     ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
-        let peer = self.peer.clone();
-        Box::pin(async move {
-            let schema: ElicitationSchema =
-                serde_json::from_value(question.schema).map_err(|err| {
-                    AskError::Failed(format!(
-                        "the form is not one MCP elicitation allows (an object of flat \
-                         string, number, boolean or enum properties): {err}"
-                    ))
-                })?;
+        // The form is masked like the message: a tool may quote a credential in either.
+        let form = redact_json(&question.schema.to_string()).into_owned();
+        let asked = serde_json::from_str::<ElicitationSchema>(&form).map(|requested_schema| {
             let params = ElicitRequestParams::FormElicitationParams {
                 meta: None,
                 message: redact(&question.message).into_owned(),
-                requested_schema: schema,
+                requested_schema,
             };
             // rmcp's `create_elicitation` needs its `elicitation` feature, which builds `url`
             // (and ICU) for nothing we use: the request is sent as that method sends it.
-            let request = ServerRequest::ElicitRequest(ElicitRequest::new(params));
-            let result = match peer.send_request(request).await.map_err(failed)? {
-                ClientResult::ElicitResult(result) => result,
-                _ => return Err(failed(ServiceError::UnexpectedResponse)),
+            self.ask(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+        });
+        Box::pin(async move {
+            let asked = asked.map_err(|err| {
+                AskError::Failed(format!(
+                    "the form is not one MCP elicitation allows (an object of flat string, \
+                     number, boolean or enum properties): {err}"
+                ))
+            })?;
+            let ClientResult::ElicitResult(result) = asked.await? else {
+                return Err(failed(ServiceError::UnexpectedResponse));
             };
             match result.action {
                 ElicitationAction::Accept => match result.content {
@@ -102,26 +131,36 @@ impl Asker for ClientAsker {
     }
 
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
-        let peer = self.peer.clone();
+        // What goes to the client's model is masked like any answer a model reads.
+        let messages = request
+            .messages
+            .iter()
+            .map(|message| {
+                let text = redact(&message.text).into_owned();
+                match message.role {
+                    SamplingRole::User => SamplingMessage::user_text(text),
+                    SamplingRole::Assistant => SamplingMessage::assistant_text(text),
+                }
+            })
+            .collect();
+        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+        params.system_prompt = request
+            .system_prompt
+            .map(|prompt| redact(&prompt).into_owned());
+        params.temperature = request.temperature;
+        // Checked as rmcp's `create_message` checks it, before anything is sent.
+        let asked = params.validate().map(|()| {
+            self.ask(ServerRequest::CreateMessageRequest(
+                CreateMessageRequest::new(params),
+            ))
+        });
         Box::pin(async move {
-            // What goes to the client's model is masked like any answer a model reads.
-            let messages = request
-                .messages
-                .iter()
-                .map(|message| {
-                    let text = redact(&message.text).into_owned();
-                    match message.role {
-                        SamplingRole::User => SamplingMessage::user_text(text),
-                        SamplingRole::Assistant => SamplingMessage::assistant_text(text),
-                    }
-                })
-                .collect();
-            let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
-            params.system_prompt = request
-                .system_prompt
-                .map(|prompt| redact(&prompt).into_owned());
-            params.temperature = request.temperature;
-            let result = peer.create_message(params).await.map_err(failed)?;
+            let asked = asked.map_err(|err| {
+                AskError::Failed(format!("the request is not one MCP sampling allows: {err}"))
+            })?;
+            let ClientResult::CreateMessageResult(result) = asked.await? else {
+                return Err(failed(ServiceError::UnexpectedResponse));
+            };
             if result.message.role != Role::Assistant {
                 return Err(AskError::Failed(
                     "the client's reply is not the model's (role is not assistant)".to_owned(),

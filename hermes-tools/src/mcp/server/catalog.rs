@@ -6,6 +6,7 @@
 //! a missing argument is named.
 
 use std::collections::BTreeSet;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -22,6 +23,7 @@ use serde_json::{Value, json};
 
 use super::convert::content_block;
 use crate::answer::ContentPart;
+use crate::combinators::{BoxFuture, caught};
 use crate::prompts::{PROMPTS, PromptRole};
 use crate::resources::{self, RESOURCES, ResourceBody};
 
@@ -81,12 +83,14 @@ fn unknown_uri(uri: &str) -> ErrorData {
 /// `resources/read`.
 pub(super) async fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
     let (declared, values) = resources::matching(uri).ok_or_else(|| unknown_uri(uri))?;
-    let body = (declared.read)(&values).await.map_err(|message| {
-        ErrorData::internal_error(
-            format!("reading {uri:?} failed: {}", crate::redact(&message)),
-            None,
-        )
-    })?;
+    let body = guarded(|| (declared.read)(&values))
+        .await
+        .map_err(|message| {
+            ErrorData::internal_error(
+                format!("reading {uri:?} failed: {}", crate::redact(&message)),
+                None,
+            )
+        })?;
     let contents = match body {
         ResourceBody::Text(text) => ResourceContents::text(crate::redact(&text), uri),
         ResourceBody::Blob(base64) => ResourceContents::blob(base64, uri),
@@ -94,6 +98,16 @@ pub(super) async fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
     Ok(ReadResourceResult::new(vec![
         contents.with_mime_type(declared.mime_type),
     ]))
+}
+
+/// The outcome of a generated resource reader or prompt getter, a panic in it (when called
+/// or polled) being an error the client is told, as a tool's panic is.
+async fn guarded<T>(
+    start: impl FnOnce() -> BoxFuture<'static, Result<T, String>>,
+) -> Result<T, String> {
+    let panicked = |_| "it panicked".to_owned();
+    let future = std::panic::catch_unwind(AssertUnwindSafe(start)).map_err(panicked)?;
+    caught(future).await.map_err(panicked)?
 }
 
 /// The URIs one session subscribed to, kept in the session's state.
@@ -211,12 +225,14 @@ pub(super) async fn get(params: GetPromptRequestParams) -> Result<GetPromptResul
             Some(json!({"prompt": name, "missing": missing})),
         ));
     }
-    let prompt = (declared.get)(&given).await.map_err(|message| {
-        ErrorData::internal_error(
-            format!("prompt {name:?} failed: {}", crate::redact(&message)),
-            None,
-        )
-    })?;
+    let prompt = guarded(|| (declared.get)(&given))
+        .await
+        .map_err(|message| {
+            ErrorData::internal_error(
+                format!("prompt {name:?} failed: {}", crate::redact(&message)),
+                None,
+            )
+        })?;
     let messages = prompt
         .messages()
         .iter()
@@ -271,9 +287,12 @@ pub(super) fn complete(params: &CompleteRequestParams) -> Result<CompleteResult,
             ));
         }
     };
-    let mut values = completer
-        .map(|complete| complete(&params.argument.name, &params.argument.value))
-        .unwrap_or_default();
+    let (argument, typed) = (&params.argument.name, &params.argument.value);
+    let mut values = match completer {
+        Some(complete) => std::panic::catch_unwind(|| complete(argument, typed))
+            .map_err(|_| ErrorData::internal_error("the completer panicked", None))?,
+        None => Vec::new(),
+    };
     let total = values.len();
     values.truncate(CompletionInfo::MAX_VALUES);
     let mut info =

@@ -47,7 +47,7 @@ impl ToolServer {
             return self.context.clone().without_session();
         }
         let ctx = self.session_context().clone();
-        match ClientAsker::of(&request.peer) {
+        match ClientAsker::of(request) {
             Some(asker) => ctx.with_asker(asker),
             None => ctx,
         }

@@ -46,7 +46,7 @@ use super::bearer::BearerTokens;
 use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::origin::AllowedOrigins;
 #[cfg(feature = "mcp-remote")]
-use super::resource_server::{ResourceServer, Verdict};
+use super::resource_server::{ResourceServer, ResourceServerError, Verdict};
 use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.
@@ -80,6 +80,17 @@ impl HttpEndpoint {
         #[cfg(feature = "mcp-remote")]
         let oauth = match server.limits.oauth.clone() {
             Some(config) => {
+                // Tokens name the URL clients reach; an address bound on every interface is
+                // not one, so the operator says it.
+                if config.resource.is_none() && addr.ip().is_unspecified() {
+                    return Err(ServeError::Authorization(ResourceServerError::new(
+                        format!(
+                            "{addr} is every interface, not a URL clients reach: give the endpoint's \
+                         public URL (`--oauth-resource https://host/mcp`; \
+                         `OAuthResourceConfig::resource`), which tokens are issued for"
+                        ),
+                    )));
+                }
                 let endpoint = format!("http://{addr}/mcp");
                 Some(Arc::new(ResourceServer::start(config, &endpoint).await?))
             }

@@ -69,6 +69,12 @@ impl fmt::Debug for OAuthResourceConfig {
 #[error("{0}")]
 pub struct ResourceServerError(String);
 
+impl ResourceServerError {
+    pub(super) fn new(message: String) -> Self {
+        Self(message)
+    }
+}
+
 /// The running resource server: the discovered endpoint and the verdicts kept.
 pub(super) struct ResourceServer {
     config: OAuthResourceConfig,
@@ -177,7 +183,11 @@ impl ResourceServer {
         let (verdict, keep) = self.introspect(token).await?;
         let mut kept = self.kept.lock();
         if kept.len() >= MAX_KEPT {
-            kept.clear();
+            // Lapsed verdicts go first; only a store full of live ones starts afresh.
+            kept.retain(|_, (_, until)| *until > now);
+            if kept.len() >= MAX_KEPT {
+                kept.clear();
+            }
         }
         kept.insert(Box::from(token), (verdict.clone(), now + keep));
         Ok(verdict)
