@@ -83,6 +83,33 @@ pub(super) fn call_result(answer: &ToolAnswer) -> CallToolResult {
     result
 }
 
+/// `result` held to the tool's output `schema`: a successful result whose structured content
+/// is missing or does not match (its answer was cut to fit the answer budget, or a hook
+/// rewrote it) becomes an error result that says so, with the answer's text after it. A
+/// client holds a server to the schema it published, so it must never get such a result as a
+/// success.
+pub(super) fn held_to(result: CallToolResult, schema: Option<&Value>) -> CallToolResult {
+    let Some(schema) = schema else {
+        return result;
+    };
+    if result.is_error == Some(true) {
+        return result;
+    }
+    let fault = match &result.structured_content {
+        None => "it is not a JSON object".to_owned(),
+        Some(value) => match crate::validation::validate(value, schema) {
+            Ok(()) => return result,
+            Err(err) => err.to_string(),
+        },
+    };
+    let mut content = vec![ContentBlock::text(format!(
+        "The answer does not match the tool's output schema ({fault}); it may have been cut \
+         to fit the answer budget. The answer as it is follows."
+    ))];
+    content.extend(result.content);
+    CallToolResult::error(content)
+}
+
 /// The MCP content block of one part of an answer (or of a prompt's message).
 pub(super) fn content_block(part: &ContentPart) -> ContentBlock {
     match part {
@@ -176,6 +203,34 @@ mod tests {
             ])
         );
         assert!(wire.get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn results_are_held_to_the_output_schema() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"lines": {"type": "integer"}},
+            "required": ["lines"]
+        });
+        let fits = call_result(&ToolAnswer::json(&json!({"lines": 3})));
+        assert_eq!(held_to(fits.clone(), Some(&schema)), fits);
+        assert_eq!(held_to(fits.clone(), None), fits);
+        for (answer, says) in [
+            (ToolAnswer::json(&json!({"lines": "three"})), "lines"),
+            (ToolAnswer::json(&json!("cut")), "not a JSON object"),
+        ] {
+            let wire = as_json(&held_to(call_result(&answer), Some(&schema)));
+            assert_eq!(wire["isError"], true, "{wire}");
+            assert!(wire.get("structuredContent").is_none(), "{wire}");
+            let first = wire["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(
+                first.contains("output schema") && first.contains(says),
+                "{first}"
+            );
+            assert_eq!(wire["content"][1]["text"], answer.as_str());
+        }
+        let failed = call_result(&ToolAnswer::error("boom"));
+        assert_eq!(held_to(failed.clone(), Some(&schema)), failed);
     }
 
     #[test]

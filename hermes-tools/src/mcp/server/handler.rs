@@ -276,7 +276,9 @@ impl ServerHandler for ToolServer {
         while let Ok(report) = reports.try_recv() {
             notify(&context, name, token.as_ref(), report).await;
         }
-        Ok(convert::call_result(&answer).into())
+        let declared = self.registry.get(name);
+        let schema = declared.as_deref().and_then(crate::Tool::output_schema);
+        Ok(convert::held_to(convert::call_result(&answer), schema).into())
     }
 
     async fn list_resources(
