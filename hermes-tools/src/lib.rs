@@ -39,6 +39,11 @@
 //! - [`tool`](macro@tool) declares a tool; [`toolset!`] a composite toolset; [`plugin`](macro@plugin)
 //!   a plugin. What is linked is collected at start-up: **a binary must name the crate of tools
 //!   it links** (`use my_tools as _;`), or its tools are silently missing.
+//!   [`resource`](macro@resource) and [`prompt`](macro@prompt) declare what an MCP client may
+//!   read and fetch beside the tools ([`resources`], [`prompts`]).
+//! - A running tool reports through its [`ToolContext`] ([`progress`](ToolContext::progress),
+//!   [`log`](ToolContext::log)) and asks the caller's user and model
+//!   ([`elicit`](ToolContext::elicit), [`sample`](ToolContext::sample); see [`Asker`]).
 //! - [`ToolRegistry`] holds the tools (a cheap `Clone` handle); its methods [`call`](ToolRegistry::call)
 //!   and [`definitions`](ToolRegistry::definitions) are what an agent uses.
 //! - [`hooks`] wrap calls; [`toolsets`] select tools; [`availability`] caches check functions;
