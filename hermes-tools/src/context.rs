@@ -54,6 +54,7 @@ use parking_lot::Mutex;
 use crate::asking::{
     AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, unavailable,
 };
+use crate::combinators::BoxFuture;
 pub use crate::reports::{LogLevel, Progress};
 
 /// The context of one tool call: ids for tracing, the [`Session`] it belongs to, and a typed
@@ -87,7 +88,13 @@ struct Inner {
     log: Option<LogSink>,
     /// Who answers the tool's questions (the MCP client's user and model), if anyone.
     asker: Option<Arc<dyn Asker>>,
+    /// Closes the stream that will carry the call's answer, when it is one a client can
+    /// reconnect to.
+    stream_closer: Option<StreamCloser>,
 }
+
+/// Closes a call's answer stream; whether it did.
+type StreamCloser = Arc<dyn Fn() -> BoxFuture<'static, bool> + Send + Sync>;
 
 /// Receives a call's [`Progress`] reports.
 type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -337,6 +344,42 @@ impl ToolContext {
     /// for each call whose client offers elicitation or sampling).
     pub fn with_asker(mut self, asker: impl Asker + 'static) -> Self {
         Arc::make_mut(&mut self.inner).asker = Some(Arc::new(asker));
+        self
+    }
+
+    /// Lets the client go while the tool works on: closes the stream that will carry this
+    /// call's answer, after telling the client when to come back for it. The client then
+    /// reconnects, and gets the progress, questions and answer it would have got on the
+    /// stream (over MCP's Streamable HTTP: SSE polling, SEP-1699; the server keeps the answer
+    /// until the client is back). A tool that runs for minutes does this so that no proxy's
+    /// idle timeout, nor a connection held per call, ends it.
+    ///
+    /// Whether the stream was closed (or already was): `false` when the answer is not on a
+    /// stream a client can come back to (stdio, an in-process call, a request outside any
+    /// session), and the call simply goes on.
+    ///
+    /// ```
+    /// use hermes_tools::ToolContext;
+    ///
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// // Not served over Streamable HTTP: nothing to close, and the tool carries on.
+    /// assert!(!ToolContext::new().close_stream().await);
+    /// # });
+    /// ```
+    pub async fn close_stream(&self) -> bool {
+        match &self.inner.stream_closer {
+            Some(close) => close().await,
+            None => false,
+        }
+    }
+
+    /// The same context, [`close_stream`](Self::close_stream) done by `closer` (the MCP server
+    /// sets one for each call it answers on a resumable stream).
+    pub fn with_stream_closer(
+        mut self,
+        closer: impl Fn() -> BoxFuture<'static, bool> + Send + Sync + 'static,
+    ) -> Self {
+        Arc::make_mut(&mut self.inner).stream_closer = Some(Arc::new(closer));
         self
     }
 

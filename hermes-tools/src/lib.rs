@@ -43,7 +43,8 @@
 //!   read and fetch beside the tools ([`resources`], [`prompts`]).
 //! - A running tool reports through its [`ToolContext`] ([`progress`](ToolContext::progress),
 //!   [`log`](ToolContext::log)) and asks the caller's user and model
-//!   ([`elicit`](ToolContext::elicit), [`sample`](ToolContext::sample); see [`Asker`]).
+//!   ([`elicit`](ToolContext::elicit), [`sample`](ToolContext::sample); see [`Asker`]); a long
+//!   one lets its client go and come back for the answer ([`close_stream`](ToolContext::close_stream)).
 //! - [`ToolRegistry`] holds the tools (a cheap `Clone` handle); its methods [`call`](ToolRegistry::call)
 //!   and [`definitions`](ToolRegistry::definitions) are what an agent uses.
 //! - [`hooks`] wrap calls; [`toolsets`] select tools; [`availability`] caches check functions;

@@ -36,6 +36,10 @@ Scenarios:
                                     other does not, nor does the first after unsubscribing
     http-unasked URL                a client that offers neither elicitation nor sampling:
                                     tools that ask are told at once, not left waiting
+    http-polling URL                two sessions at once call a tool that closes its call's
+                                    stream before it works (SSE polling): each client reconnects
+                                    with Last-Event-ID and gets its own progress and answer;
+                                    outside any session the tool is told it cannot close one
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
@@ -431,6 +435,56 @@ async def http_unasked(url: str) -> None:
             print(f"ok: {tool} told at once: {text_of(result)}")
 
 
+class Reconnections(logging.Handler):
+    """Counts the SDK's reconnections of a call's stream (it logs each at INFO)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if "reconnecting" in record.getMessage():
+            self.count += 1
+
+
+async def http_polling(url: str) -> None:
+    reconnections = Reconnections()
+    sdk_log = logging.getLogger("mcp.client.streamable_http")
+    sdk_log.setLevel(logging.INFO)
+    sdk_log.addHandler(reconnections)
+
+    async def call(tag: str, answers: dict[str, tuple[str, list[str | None]]]) -> None:
+        reports: list[str | None] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            reports.append(message)
+
+        async with Client(url, mode="legacy") as client:
+            with anyio.fail_after(PATIENCE):
+                result = await client.call_tool("test_reconnection", {"tag": tag},
+                                                progress_callback=on_progress)
+            check(result.is_error is False, f"{tag}: {result!r}")
+            answers[tag] = (json.loads(text_of(result))["result"], reports)
+
+    answers: dict[str, tuple[str, list[str | None]]] = {}
+    async with anyio.create_task_group() as group:
+        group.start_soon(call, "first", answers)
+        group.start_soon(call, "second", answers)
+    for tag in ("first", "second"):
+        text, reports = answers[tag]
+        check(text == f"Reconnection test completed: {tag}", f"{tag}: {text}")
+        check(reports == ["worked while the client was away"], f"{tag}: progress {reports}")
+    check(reconnections.count >= 2, f"{reconnections.count} reconnections logged")
+    print(f"ok: two sessions came back for their own answers "
+          f"({reconnections.count} reconnections): {sorted(t for t, _ in answers.values())}")
+
+    async with Client(url, mode="auto") as client:
+        result = await client.call_tool("test_reconnection", {})
+        check(result.is_error is True and "could not be closed" in text_of(result),
+              f"sessionless: {result!r}")
+        print(f"ok: outside a session: {text_of(result)}")
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
@@ -445,6 +499,7 @@ SCENARIOS = {
     "http-clarify": http_clarify,
     "http-unasked": http_unasked,
     "http-resources": http_resources,
+    "http-polling": http_polling,
 }
 
 

@@ -41,7 +41,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
-fn fixtures() -> [Tool; 15] {
+fn fixtures() -> [Tool; 16] {
     [
         Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
         Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
@@ -52,6 +52,7 @@ fn fixtures() -> [Tool; 15] {
         Tool::from_decl(&TEST_MULTIPLE_CONTENT_TYPES_TOOL),
         Tool::from_decl(&TEST_TOOL_WITH_LOGGING_TOOL),
         Tool::from_decl(&TEST_TOOL_WITH_PROGRESS_TOOL),
+        Tool::from_decl(&TEST_RECONNECTION_TOOL),
         Tool::from_decl(&TEST_SAMPLING_TOOL),
         Tool::from_decl(&TEST_ELICITATION_TOOL),
         Tool::from_decl(&TEST_ELICITATION_SEP1034_DEFAULTS_TOOL),
@@ -158,6 +159,26 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     "Progress reported three times."
+}
+
+/// Close this call's stream, then work and answer, for the conformance suite (scenario
+/// server-sse-polling, SEP-1699): the client comes back with `Last-Event-ID` for the progress
+/// and the answer.
+///
+/// # Arguments
+/// * `tag` - Words to end the answer with, telling callers' answers apart.
+#[tool(toolset = "conformance", unlisted)]
+async fn test_reconnection(tag: Option<String>, ctx: &ToolContext) -> Result<String, String> {
+    if !ctx.close_stream().await {
+        return Err(
+            "this call's stream could not be closed: call over Streamable HTTP, in a \
+                    session"
+                .to_owned(),
+        );
+    }
+    ctx.progress(1.0, Some(1.0), "worked while the client was away");
+    let tag = tag.map(|tag| format!(": {tag}")).unwrap_or_default();
+    Ok(format!("Reconnection test completed{tag}"))
 }
 
 /// Ask the client's model to answer a prompt, for the conformance suite (a sync `blocking`

@@ -22,6 +22,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::catalog;
+use super::polling::CallStream;
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, convert, jsonrpc};
 use crate::ToolContext;
@@ -255,6 +256,15 @@ impl ServerHandler for ToolServer {
                 let _ = sender.send(Report::Log(level, message.to_owned()));
             }
         });
+        // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling).
+        let stream = CallStream::of(&context);
+        if let Some(stream) = &stream {
+            let stream = Arc::clone(stream);
+            ctx = ctx.with_stream_closer(move || {
+                let stream = Arc::clone(&stream);
+                Box::pin(async move { stream.close().await })
+            });
+        }
         let call = self.registry.call_with(name, &args, &ctx, &options);
         let mut call = std::pin::pin!(call);
         // A client's `notifications/cancelled` drops the call: an async tool stops at its next
@@ -275,6 +285,10 @@ impl ServerHandler for ToolServer {
         // Reports made just before the answer still precede it.
         while let Ok(report) = reports.try_recv() {
             notify(&context, name, token.as_ref(), report).await;
+        }
+        if let Some(stream) = &stream {
+            // rmcp would send the answer to a closed stream and forget it: wait for the client.
+            stream.until_back(context.ct.cancelled()).await;
         }
         let declared = self.registry.get(name);
         let schema = declared.as_deref().and_then(crate::Tool::output_schema);

@@ -20,6 +20,8 @@
 //!   that is **refused** with 503 and the JSON-RPC error `-32000` saying so. Refusing, rather than
 //!   evicting the least recently used session, never ends a session a client is still using;
 //!   the idle timeout is what frees the slots of clients that went away;
+//! - **SSE polling**: a `tools/call`'s stream is watched for its id, so that its tool can
+//!   close it and its answer wait for the client to come back (see [`polling`](super::polling));
 //! - **DELETE** of a session answers 204 (the Python SDK accepts 200 and 204, not `rmcp`'s
 //!   202), and 404 for a session that does not exist;
 //! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
@@ -45,12 +47,19 @@ use tokio::net::TcpListener;
 use super::bearer::BearerTokens;
 use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::origin::AllowedOrigins;
+use super::polling::Streams;
 #[cfg(feature = "mcp-remote")]
 use super::resource_server::{ResourceServer, ResourceServerError, Verdict};
 use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header with which a client resumes a stream.
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// `rmcp`'s `retry` for its priming events when its session config names none.
+const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
 
 /// The longest error text of `rmcp`'s that is carried into a JSON body.
 const ERROR_TEXT_BYTES: usize = 64 * 1024;
@@ -154,7 +163,16 @@ impl HttpEndpoint {
         let sessions_end = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(limits.session_idle_timeout);
+        let retry = manager
+            .session_config
+            .sse_retry
+            .unwrap_or(DEFAULT_SSE_RETRY);
         let manager = Arc::new(manager);
+        let streams = Arc::new(Streams::new(
+            Arc::clone(&manager),
+            retry,
+            limits.session_idle_timeout,
+        ));
         let server = self.server;
         // Each session gets its own clone, and so its own session state (see `ToolServer`).
         let service =
@@ -162,6 +180,7 @@ impl HttpEndpoint {
         let gate = Gate {
             service,
             manager,
+            streams,
             bearer: limits.bearer.clone(),
             #[cfg(feature = "mcp-remote")]
             oauth: self.oauth,
@@ -198,6 +217,8 @@ impl HttpEndpoint {
 struct Gate {
     service: StreamableHttpService<ToolServer, LocalSessionManager>,
     manager: Arc<LocalSessionManager>,
+    /// Calls' streams closed by their tools, until their clients are back.
+    streams: Arc<Streams>,
     /// The tokens a request must carry, when required.
     bearer: Option<Arc<BearerTokens>>,
     /// The resource server checking OAuth access tokens, when required.
@@ -251,6 +272,7 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
     match *request.method() {
         Method::POST => gate.post(request).await,
         Method::DELETE => gate.delete(request).await,
+        Method::GET => gate.get(request).await,
         _ => gate.forward(request, None).await,
     }
 }
@@ -362,14 +384,16 @@ impl Gate {
             Ok(bytes) => bytes,
             Err(response) => return response,
         };
-        let (id, opens_session) = match jsonrpc::read_message(&bytes) {
+        let session = session_of(&parts.headers);
+        let (id, opens_session, is_call) = match jsonrpc::read_message(&bytes) {
             Incoming::Message(message) => match &*message {
                 ClientJsonRpcMessage::Request(request) => (
                     serde_json::to_value(&request.id).ok(),
                     matches!(request.request, ClientRequest::InitializeRequest(_))
-                        && !parts.headers.contains_key(SESSION_HEADER),
+                        && session.is_none(),
+                    matches!(request.request, ClientRequest::CallToolRequest(_)),
                 ),
-                _ => (None, false),
+                _ => (None, false, false),
             },
             Incoming::Refused(error) => return json_error(StatusCode::BAD_REQUEST, &error),
             Incoming::Ignored => {
@@ -381,9 +405,24 @@ impl Gate {
                 return json_error(StatusCode::BAD_REQUEST, &error);
             }
         };
+        // A call in a session is answered on a stream its tool may close (SSE polling).
+        let call = match session {
+            Some(session) if is_call => Some(self.streams.call(session)),
+            _ => None,
+        };
+        let mut parts = parts;
+        if let Some(call) = &call {
+            parts.extensions.insert(Arc::clone(call));
+        }
         let request = Request::from_parts(parts, Body::from(bytes));
         if !opens_session {
-            return self.forward(request, id).await;
+            let response = self.forward(request, id).await;
+            return match call {
+                Some(call) if has_content_type(&response, "text/event-stream") => {
+                    response.map(|body| call.watch(body))
+                }
+                _ => response,
+            };
         }
         let Some(place) = self.open().await else {
             tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
@@ -418,12 +457,29 @@ impl Gate {
         Some(Opening(&self.opening))
     }
 
+    /// A GET opens the session's stream, or resumes one after `Last-Event-ID`: a call whose
+    /// tool closed that stream may then send its answer.
+    async fn get(&self, request: Request) -> Response {
+        let resumed = session_of(request.headers())
+            .zip(
+                request
+                    .headers()
+                    .get(LAST_EVENT_ID)
+                    .and_then(|value| value.to_str().ok()),
+            )
+            .map(|(session, last)| (session.to_owned(), last.to_owned()));
+        let response = self.forward(request, None).await;
+        if let Some((session, last)) = resumed
+            && response.status() == StatusCode::OK
+        {
+            // rmcp has moved the stream to this response before answering.
+            self.streams.reconnected(&session, &last);
+        }
+        response
+    }
+
     async fn delete(&self, request: Request) -> Response {
-        let session = request
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned);
+        let session = session_of(request.headers()).map(str::to_owned);
         if let Some(session) = session
             && !self
                 .manager
@@ -450,11 +506,7 @@ impl Gate {
     async fn forward(&self, request: Request, id: Option<Value>) -> Response {
         let response = self.service.handle(request).await.map(Body::new);
         let status = response.status();
-        let is_json = response
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|value| value.starts_with("application/json"));
+        let is_json = has_content_type(&response, "application/json");
         if !(status.is_client_error() || status.is_server_error()) || is_json {
             return response;
         }
@@ -482,6 +534,22 @@ impl Gate {
         }
         rewritten
     }
+}
+
+/// The session a request names, if any.
+fn session_of(headers: &axum::http::HeaderMap) -> Option<&str> {
+    headers
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+}
+
+/// Whether `response`'s body is of media type `media` (parameters aside).
+fn has_content_type(response: &Response, media: &str) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with(media))
 }
 
 /// The body, up to `limit` bytes; a longer body is answered 413 without reading the rest.
