@@ -6,7 +6,7 @@
 Prints `listening on http://127.0.0.1:PORT` and serves until killed. Introspection requires
 HTTP Basic authentication as CLIENT_ID:CLIENT_SECRET, and knows these tokens:
 
-    token-good-...        active, for RESOURCE, scope "mcp:tools"
+    token-good-WHO-...    active, for RESOURCE, scope "mcp:tools", subject WHO
     token-narrow-...      active, for RESOURCE, scope "profile" (lacks mcp:tools)
     token-elsewhere-...   active, for another resource
     token-expired-...     active, for RESOURCE, expired an hour ago
@@ -30,8 +30,9 @@ RESOURCE, CLIENT_ID, CLIENT_SECRET = sys.argv[1:4]
 def verdict(token: str) -> dict:
     now = int(time.time())
     if token.startswith("token-good-"):
+        subject = token.removeprefix("token-good-").split("-")[0]
         return {"active": True, "aud": RESOURCE, "scope": "mcp:tools", "exp": now + 300,
-                "client_id": "agent"}
+                "client_id": "agent", "sub": subject}
     if token.startswith("token-narrow-"):
         return {"active": True, "aud": [RESOURCE], "scope": "profile", "exp": now + 300}
     if token.startswith("token-elsewhere-"):

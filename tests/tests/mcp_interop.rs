@@ -401,20 +401,28 @@ fn python_client_hears_list_changed_on_a_listen_subscription() {
     assert!(out.contains("ok: the new tool is listed"), "{out}");
 }
 
-/// A raw `initialize` POSTed to `url` (`http://HOST:PORT/mcp`) with `authorization`: the
-/// status line and the `WWW-Authenticate` header of the answer.
-fn post_initialize(url: &str, authorization: Option<&str>) -> (String, Option<String>) {
+/// A raw `initialize`.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// One raw HTTP/1.1 request to the endpoint `url` (`http://HOST:PORT/mcp`): the status line and
+/// the headers of the answer (names in lowercase). An SSE answer stays open; its head is all
+/// that is read.
+fn raw_request(
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (String, Vec<(String, String)>) {
     let authority = url
         .strip_prefix("http://")
         .and_then(|rest| rest.split('/').next())
         .expect("an http URL");
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let credentials = authorization
-        .map(|value| format!("Authorization: {value}\r\n"))
-        .unwrap_or_default();
+    let fields: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{credentials}Content-Length: {}\r\n\
+        "{method} /mcp HTTP/1.1\r\nHost: {authority}\r\n{fields}Content-Length: {}\r\n\
          Connection: close\r\n\r\n{body}",
         body.len()
     );
@@ -424,7 +432,6 @@ fn post_initialize(url: &str, authorization: Option<&str>) -> (String, Option<St
         .expect("a timeout");
     stream.write_all(request.as_bytes()).expect("sent");
     let mut answer = Vec::new();
-    // An SSE answer stays open; its head is all that is read.
     let mut buffer = [0u8; 4096];
     while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
         match stream.read(&mut buffer) {
@@ -433,13 +440,111 @@ fn post_initialize(url: &str, authorization: Option<&str>) -> (String, Option<St
         }
     }
     let text = String::from_utf8_lossy(&answer).into_owned();
-    let status = text.lines().next().unwrap_or_default().to_owned();
-    let challenge = text.lines().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.eq_ignore_ascii_case("www-authenticate")
-            .then(|| value.trim().to_owned())
-    });
-    (status, challenge)
+    let head = text.split("\r\n\r\n").next().unwrap_or_default();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap_or_default().to_owned();
+    let fields = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    (status, fields)
+}
+
+/// The value of header `name` among `fields`.
+fn field(fields: &[(String, String)], name: &str) -> Option<String> {
+    fields
+        .iter()
+        .find_map(|(field, value)| (field == name).then(|| value.clone()))
+}
+
+/// A JSON-RPC message POSTed with `Authorization: Bearer TOKEN`, in `session` (if any): the
+/// status line and the session the answer names.
+fn post_as(url: &str, token: &str, session: Option<&str>, body: &str) -> (String, Option<String>) {
+    let authorization = format!("Bearer {token}");
+    let mut headers = vec![
+        ("Authorization", authorization.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    if let Some(session) = session {
+        headers.push(("Mcp-Session-Id", session));
+    }
+    let (status, fields) = raw_request(url, "POST", &headers, body);
+    (status, field(&fields, "mcp-session-id"))
+}
+
+/// A raw `initialize` POSTed to `url` with `authorization`: the status line and the
+/// `WWW-Authenticate` header of the answer.
+fn post_initialize(url: &str, authorization: Option<&str>) -> (String, Option<String>) {
+    let mut headers = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    if let Some(authorization) = authorization {
+        headers.push(("Authorization", authorization));
+    }
+    let (status, fields) = raw_request(url, "POST", &headers, INITIALIZE);
+    (status, field(&fields, "www-authenticate"))
+}
+
+/// Opens a session as `token`'s holder (`initialize`, then `notifications/initialized`).
+fn open_session_as(url: &str, token: &str) -> String {
+    let (status, session) = post_as(url, token, None, INITIALIZE);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let session = session.expect("initialize names its session");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let (status, _) = post_as(url, token, Some(&session), initialized);
+    assert!(status.starts_with("HTTP/1.1 202"), "{status}");
+    session
+}
+
+/// A raw `tools/list`.
+const TOOLS_LIST: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+
+#[test]
+fn a_session_answers_only_the_token_that_opened_it() {
+    let (alice, bob) = (
+        "a11ce0000000000000000000000000000000",
+        "b0b00000000000000000000000000000000b",
+    );
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let file = dir.path().join("tokens");
+    std::fs::write(&file, format!("{alice}\n{bob}\n")).expect("written");
+    let server = HttpServer::start_with(SERVER, &["--token-file", file.to_str().expect("UTF-8")]);
+    let url = &server.url;
+
+    let alices = open_session_as(url, alice);
+    let bobs = open_session_as(url, bob);
+    assert_ne!(alices, bobs);
+    for (token, session, expected) in [
+        (bob, &alices, "404"),
+        (alice, &bobs, "404"),
+        (alice, &alices, "200"),
+        (bob, &bobs, "200"),
+    ] {
+        let (status, _) = post_as(url, token, Some(session), TOOLS_LIST);
+        assert!(
+            status.starts_with(&format!("HTTP/1.1 {expected}")),
+            "{token} in {session}: {status}"
+        );
+    }
+    // Nor can another token resume its streams or end it.
+    let as_bob = format!("Bearer {bob}");
+    for (method, accept) in [("GET", "text/event-stream"), ("DELETE", "*/*")] {
+        let headers = [
+            ("Authorization", as_bob.as_str()),
+            ("Mcp-Session-Id", alices.as_str()),
+            ("Accept", accept),
+        ];
+        let (status, _) = raw_request(url, method, &headers, "");
+        assert!(status.starts_with("HTTP/1.1 404"), "{method}: {status}");
+    }
+    let (status, _) = post_as(url, alice, Some(&alices), TOOLS_LIST);
+    assert!(
+        status.starts_with("HTTP/1.1 200"),
+        "still alice's: {status}"
+    );
 }
 
 #[test]
@@ -647,6 +752,17 @@ fn oauth_resource_server_mode_checks_tokens_at_a_local_authorization_server() {
     );
     let (status, _) = post_initialize(&server.url, Some("Bearer token-good-1"));
     assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+
+    // A session is its subject's: a refreshed token of the same subject keeps it, another
+    // subject's token does not see it.
+    let session = open_session_as(&server.url, "token-good-alice-1");
+    for (token, expected) in [("token-good-alice-2", "200"), ("token-good-bob-1", "404")] {
+        let (status, _) = post_as(&server.url, token, Some(&session), TOOLS_LIST);
+        assert!(
+            status.starts_with(&format!("HTTP/1.1 {expected}")),
+            "{token}: {status}"
+        );
+    }
 
     // The Python SDK, sending a token the authorization server issued for this endpoint.
     let out = python_scenario(&["http-bearer", &server.url, "token-good-python"]);

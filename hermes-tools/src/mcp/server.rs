@@ -120,6 +120,7 @@ mod handler;
 mod http;
 mod jsonrpc;
 mod origin;
+mod owners;
 mod polling;
 #[cfg(feature = "mcp-remote")]
 mod resource_server;

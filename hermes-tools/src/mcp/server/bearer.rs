@@ -11,7 +11,7 @@
 use std::fmt;
 use std::path::Path;
 
-use subtle::ConstantTimeEq;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
 
 /// The fewest characters a token may have: shorter ones can be guessed.
 pub const MIN_TOKEN_CHARS: usize = 32;
@@ -122,19 +122,20 @@ impl BearerTokens {
         self.tokens.is_empty()
     }
 
-    /// Whether an `Authorization` header value carries an accepted token.
-    pub(super) fn admits(&self, authorization: Option<&[u8]>) -> bool {
-        let Some(token) = authorization.and_then(bearer_token) else {
-            return false;
-        };
-        // Every token is compared, whichever matches.
-        let matched = self
-            .tokens
-            .iter()
-            .fold(subtle::Choice::from(0), |found, accepted| {
-                found | accepted.as_ref().ct_eq(token)
-            });
-        matched.into()
+    /// Which accepted token an `Authorization` header value carries (its place among them),
+    /// if any.
+    pub(super) fn admitted(&self, authorization: Option<&[u8]>) -> Option<usize> {
+        let token = authorization.and_then(bearer_token)?;
+        // Every token is compared, whichever matches, and the match is picked without a branch.
+        let (found, index) = self.tokens.iter().enumerate().fold(
+            (subtle::Choice::from(0), 0u64),
+            |(found, index), (place, accepted)| {
+                let same = accepted.as_ref().ct_eq(token);
+                let place = u64::try_from(place).unwrap_or(u64::MAX);
+                (found | same, u64::conditional_select(&index, &place, same))
+            },
+        );
+        bool::from(found).then(|| usize::try_from(index).unwrap_or(usize::MAX))
     }
 }
 
@@ -163,21 +164,33 @@ mod tests {
     #[test]
     fn only_an_accepted_token_in_a_bearer_credential_is_admitted() {
         let tokens = BearerTokens::new([A, B]).unwrap();
-        assert!(tokens.admits(Some(format!("Bearer {A}").as_bytes())));
-        assert!(tokens.admits(Some(format!("bearer {B}").as_bytes())));
-        assert!(tokens.admits(Some(format!("BEARER  {B} ").as_bytes())));
-        assert!(!tokens.admits(None));
-        assert!(!tokens.admits(Some(A.as_bytes())), "no scheme");
-        assert!(!tokens.admits(Some(format!("Basic {A}").as_bytes())));
-        assert!(
-            !tokens.admits(Some(format!("Bearer {}", &A[1..]).as_bytes())),
-            "a prefix"
+        assert_eq!(
+            tokens.admitted(Some(format!("Bearer {A}").as_bytes())),
+            Some(0)
         );
-        assert!(
-            !tokens.admits(Some(format!("Bearer {A}x").as_bytes())),
-            "longer"
+        assert_eq!(
+            tokens.admitted(Some(format!("bearer {B}").as_bytes())),
+            Some(1)
         );
-        assert!(!tokens.admits(Some(b"Bearer ")));
+        assert_eq!(
+            tokens.admitted(Some(format!("BEARER  {B} ").as_bytes())),
+            Some(1)
+        );
+        let refused = [
+            (None, "nothing"),
+            (Some(A.to_owned()), "no scheme"),
+            (Some(format!("Basic {A}")), "another scheme"),
+            (Some(format!("Bearer {}", &A[1..])), "a prefix"),
+            (Some(format!("Bearer {A}x")), "longer"),
+            (Some("Bearer ".to_owned()), "empty"),
+        ];
+        for (sent, what) in refused {
+            assert_eq!(
+                tokens.admitted(sent.as_deref().map(str::as_bytes)),
+                None,
+                "{what}"
+            );
+        }
     }
 
     #[test]
@@ -210,7 +223,10 @@ mod tests {
         std::fs::write(&path, format!("# rotated 2026-12\n{A}\n\n  {B}  \n")).unwrap();
         let tokens = BearerTokens::from_file(&path).unwrap();
         assert_eq!(tokens.len(), 2);
-        assert!(tokens.admits(Some(format!("Bearer {B}").as_bytes())));
+        assert_eq!(
+            tokens.admitted(Some(format!("Bearer {B}").as_bytes())),
+            Some(1)
+        );
         assert_eq!(format!("{tokens:?}"), "BearerTokens(2 tokens)");
         std::fs::write(&path, "tooshort\n").unwrap();
         let err = BearerTokens::from_file(&path).unwrap_err().0;

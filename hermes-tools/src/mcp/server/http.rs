@@ -3,7 +3,8 @@
 //! `rmcp` runs the protocol and the sessions; the gate (an axum handler in front of it) adds
 //! what a server facing a browser-capable machine needs, and keeps every answer JSON:
 //!
-//! - **tokens**: with [`require_bearer`](super::ToolServer::require_bearer), a request without
+//! - **tokens**: each session belongs to the identity whose token opened it, and is unknown
+//!   (404) to any other (see [`owners`](super::owners)); with [`require_bearer`](super::ToolServer::require_bearer), a request without
 //!   an accepted `Authorization: Bearer` token is answered 401 before anything else reads it
 //!   (see [`bearer`](super::bearer)); with `require_oauth` (feature `mcp-remote`), an OAuth
 //!   access token checked at the authorization server, the protected-resource metadata served
@@ -47,6 +48,7 @@ use tokio::net::TcpListener;
 use super::bearer::BearerTokens;
 use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::origin::AllowedOrigins;
+use super::owners::{self, Owner, SessionOwners};
 use super::polling::Streams;
 #[cfg(feature = "mcp-remote")]
 use super::resource_server::{ResourceServer, ResourceServerError, Verdict};
@@ -181,6 +183,7 @@ impl HttpEndpoint {
             service,
             manager,
             streams,
+            owners: SessionOwners::default(),
             bearer: limits.bearer.clone(),
             #[cfg(feature = "mcp-remote")]
             oauth: self.oauth,
@@ -219,6 +222,8 @@ struct Gate {
     manager: Arc<LocalSessionManager>,
     /// Calls' streams closed by their tools, until their clients are back.
     streams: Arc<Streams>,
+    /// Who opened each session, when tokens are required.
+    owners: SessionOwners,
     /// The tokens a request must carry, when required.
     bearer: Option<Arc<BearerTokens>>,
     /// The resource server checking OAuth access tokens, when required.
@@ -243,10 +248,13 @@ impl Drop for Opening<'_> {
 }
 
 async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
+    // Who is asking, when tokens are required: the sessions they open are theirs alone.
+    let mut owner = None;
     if let Some(tokens) = &gate.bearer {
         let sent = request.headers().get(header::AUTHORIZATION);
-        if !tokens.admits(sent.map(HeaderValue::as_bytes)) {
-            return unauthorized(sent.is_some());
+        match tokens.admitted(sent.map(HeaderValue::as_bytes)) {
+            Some(index) => owner = Some(owners::bearer(index)),
+            None => return unauthorized(sent.is_some()),
         }
     }
     #[cfg(feature = "mcp-remote")]
@@ -256,8 +264,9 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
             .headers()
             .get(header::AUTHORIZATION)
             .map(|value| value.as_bytes().to_vec());
-        if let Some(refusal) = oauth_refusal(oauth, authorization.as_deref()).await {
-            return refusal;
+        match oauth_check(oauth, &gate.owners, authorization.as_deref()).await {
+            Ok(identity) => owner = Some(identity),
+            Err(refusal) => return refusal,
         }
     }
     let origin = request
@@ -269,8 +278,16 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
         let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
         return json_error(StatusCode::FORBIDDEN, &error);
     }
+    if let Some(owner) = &owner
+        && let Some(session) = session_of(request.headers())
+        && !gate.owners.admits(session, owner)
+    {
+        // As if it did not exist: whether it does is not this caller's to learn.
+        tracing::warn!("refused a request naming a session another identity opened");
+        return no_such_session();
+    }
     match *request.method() {
-        Method::POST => gate.post(request).await,
+        Method::POST => gate.post(request, owner).await,
         Method::DELETE => gate.delete(request).await,
         Method::GET => gate.get(request).await,
         _ => gate.forward(request, None).await,
@@ -288,10 +305,15 @@ async fn protected_resource(State(gate): State<Arc<Gate>>) -> Response {
     StatusCode::NOT_FOUND.into_response()
 }
 
-/// The answer to a request whose OAuth access token is missing or refused; `None` when it is
-/// accepted. The challenge names the metadata, where a client learns whom to ask for a token.
+/// The identity of a request's accepted OAuth access token, or the answer to a request whose
+/// token is missing or refused. The challenge names the metadata, where a client learns whom
+/// to ask for a token.
 #[cfg(feature = "mcp-remote")]
-async fn oauth_refusal(oauth: &ResourceServer, authorization: Option<&[u8]>) -> Option<Response> {
+async fn oauth_check(
+    oauth: &ResourceServer,
+    owners: &SessionOwners,
+    authorization: Option<&[u8]>,
+) -> Result<Owner, Response> {
     let token = authorization
         .and_then(|value| {
             let (scheme, token) = value.split_at(value.len().min(7));
@@ -309,7 +331,9 @@ async fn oauth_refusal(oauth: &ResourceServer, authorization: Option<&[u8]>) -> 
             ),
         ),
         Some(token) => match oauth.judge(token).await {
-            Ok(Verdict::Accepted) => return None,
+            Ok(Verdict::Accepted(owner)) => {
+                return Ok(owner.unwrap_or_else(|| owners.token(token)));
+            }
             Ok(Verdict::Invalid(reason)) => (
                 StatusCode::UNAUTHORIZED,
                 format!(r#"Bearer error="invalid_token", resource_metadata="{metadata}""#),
@@ -334,7 +358,7 @@ async fn oauth_refusal(oauth: &ResourceServer, authorization: Option<&[u8]>) -> 
                      not answer); try again later"
                         .to_owned(),
                 );
-                return Some(json_error(StatusCode::SERVICE_UNAVAILABLE, &error));
+                return Err(json_error(StatusCode::SERVICE_UNAVAILABLE, &error));
             }
         },
     };
@@ -346,7 +370,7 @@ async fn oauth_refusal(oauth: &ResourceServer, authorization: Option<&[u8]>) -> 
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge);
     }
-    Some(response)
+    Err(response)
 }
 
 /// 401 for a request without an accepted token, with the challenge RFC 6750 asks for.
@@ -378,7 +402,8 @@ fn unauthorized(sent: bool) -> Response {
 }
 
 impl Gate {
-    async fn post(&self, request: Request) -> Response {
+    /// A POST; a session it opens is `owner`'s, when tokens are required.
+    async fn post(&self, request: Request, owner: Option<Owner>) -> Response {
         let (parts, body) = request.into_parts();
         let bytes = match read_body(body, self.max_body).await {
             Ok(bytes) => bytes,
@@ -442,6 +467,13 @@ impl Gate {
         let response = self.forward(request, id).await;
         // rmcp has registered the session (or failed to) by the time it answers.
         drop(place);
+        if let Some(owner) = owner
+            && let Some(session) = session_of(response.headers())
+        {
+            let live = self.manager.sessions.read().await;
+            self.owners
+                .bind(session, owner, |session| live.contains_key(session));
+        }
         response
     }
 
@@ -488,12 +520,7 @@ impl Gate {
                 .await
                 .contains_key(session.as_str())
         {
-            let error = JsonRpcError::new(
-                None,
-                ErrorCode::INVALID_REQUEST.0,
-                "Not Found: no such session (it ended, expired, or never existed).",
-            );
-            return json_error(StatusCode::NOT_FOUND, &error);
+            return no_such_session();
         }
         let mut response = self.forward(request, None).await;
         if response.status() == StatusCode::ACCEPTED {
@@ -534,6 +561,16 @@ impl Gate {
         }
         rewritten
     }
+}
+
+/// 404 for a request naming a session that does not exist (for its caller).
+fn no_such_session() -> Response {
+    let error = JsonRpcError::new(
+        None,
+        ErrorCode::INVALID_REQUEST.0,
+        "Not Found: no such session (it ended, expired, or never existed).",
+    );
+    json_error(StatusCode::NOT_FOUND, &error)
 }
 
 /// The session a request names, if any.

@@ -23,6 +23,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 
+use super::owners::{self, Owner};
+
 /// How long a verdict is kept at most.
 const KEEP: Duration = Duration::from_secs(60);
 
@@ -90,8 +92,9 @@ type Kept = HashMap<Box<[u8]>, (Verdict, Instant)>;
 /// What the introspection said of a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Verdict {
-    /// Accepted.
-    Accepted,
+    /// Accepted; the identity it names (its subject, else its client), if any, to which the
+    /// sessions it opens belong.
+    Accepted(Option<Owner>),
     /// Not a token for this server: the reason, for the client (never the token).
     Invalid(String),
     /// A token for this server without the scopes it needs.
@@ -260,7 +263,8 @@ fn judge_introspection(
     if !scopes.iter().all(|scope| granted.contains(&scope.as_str())) {
         return (Verdict::InsufficientScope, keep);
     }
-    (Verdict::Accepted, keep)
+    let owner = owners::oauth(answer["sub"].as_str(), answer["client_id"].as_str());
+    (Verdict::Accepted(owner), keep)
 }
 
 /// `url` as its origin (`scheme://host[:port]`) and its path (`/mcp`, or empty).
@@ -298,11 +302,20 @@ mod tests {
 
     #[test]
     fn introspection_answers_are_judged_by_activity_audience_expiry_and_scope() {
-        let good =
-            json!({"active": true, "aud": RESOURCE, "scope": "mcp:tools x", "exp": 1_000_100});
-        assert_eq!(judged(good), Verdict::Accepted);
-        let listed = json!({"active": true, "aud": ["other", "https://tools.example/mcp/"], "scope": "mcp:tools"});
-        assert_eq!(judged(listed), Verdict::Accepted);
+        let good = json!({"active": true, "aud": RESOURCE, "scope": "mcp:tools x",
+            "exp": 1_000_100, "sub": "alice", "client_id": "agent"});
+        assert_eq!(
+            judged(good),
+            Verdict::Accepted(Some("subject alice".into()))
+        );
+        let listed = json!({"active": true, "aud": ["other", "https://tools.example/mcp/"],
+            "scope": "mcp:tools", "client_id": "agent"});
+        assert_eq!(
+            judged(listed),
+            Verdict::Accepted(Some("client agent".into()))
+        );
+        let anonymous = json!({"active": true, "aud": RESOURCE, "scope": "mcp:tools"});
+        assert_eq!(judged(anonymous), Verdict::Accepted(None));
         let narrow = json!({"active": true, "aud": RESOURCE, "scope": "profile"});
         assert_eq!(judged(narrow), Verdict::InsufficientScope);
         for refused in [

@@ -1,0 +1,114 @@
+//! Sessions belong to whoever opened them.
+//!
+//! With authentication (bearer tokens, OAuth), each Streamable HTTP session is bound to the
+//! identity whose token opened it, and a request naming a session of another identity is
+//! answered as if the session did not exist (404). A session id that leaks (into a log, past a
+//! proxy) so gives nobody else that session's state, questions or answers: sessions never
+//! stand in for authentication, as the MCP security best practices ask ("bind session IDs to
+//! user-specific information").
+//!
+//! The identity is, for static bearer tokens, which token; for OAuth, the token's subject
+//! (`sub`), else the client it was issued to (`client_id`), else the token itself: a client
+//! that refreshes its token keeps its session.
+
+use std::collections::HashMap;
+#[cfg(feature = "mcp-remote")]
+use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+/// Who opened a session: an opaque name, compared whole, never logged.
+pub(super) type Owner = Arc<str>;
+
+/// The identity of the `index`th accepted bearer token.
+pub(super) fn bearer(index: usize) -> Owner {
+    Arc::from(format!("bearer token {index}"))
+}
+
+/// The identity an OAuth authorization server gave a token: its subject, else its client.
+#[cfg(feature = "mcp-remote")]
+pub(super) fn oauth(subject: Option<&str>, client: Option<&str>) -> Option<Owner> {
+    match (subject, client) {
+        (Some(subject), _) => Some(Arc::from(format!("subject {subject}"))),
+        (None, Some(client)) => Some(Arc::from(format!("client {client}"))),
+        (None, None) => None,
+    }
+}
+
+/// The owners of one endpoint's live sessions.
+#[derive(Default)]
+pub(super) struct SessionOwners {
+    owners: Mutex<HashMap<Arc<str>, Owner>>,
+    /// Keys the names of identities known only by their token, so that no token is kept.
+    #[cfg(feature = "mcp-remote")]
+    salt: RandomState,
+}
+
+impl SessionOwners {
+    /// The identity of a token that names none (an OAuth token without subject or client).
+    #[cfg(feature = "mcp-remote")]
+    pub(super) fn token(&self, token: &[u8]) -> Owner {
+        Arc::from(format!("token {:016x}", self.salt.hash_one(token)))
+    }
+
+    /// Records that `owner` opened `session`, forgetting the sessions that have ended (those
+    /// for which `live` is false).
+    pub(super) fn bind(&self, session: &str, owner: Owner, live: impl Fn(&str) -> bool) {
+        let mut owners = self.owners.lock();
+        owners.retain(|session, _| live(session));
+        owners.insert(Arc::from(session), owner);
+    }
+
+    /// Whether `owner` may use `session`: it opened it, or nobody is recorded as having done
+    /// so (a session `rmcp` does not know either, which it answers 404 itself).
+    pub(super) fn admits(&self, session: &str, owner: &Owner) -> bool {
+        self.owners
+            .lock()
+            .get(session)
+            .is_none_or(|opener| opener == owner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_admits_only_its_opener() {
+        let owners = SessionOwners::default();
+        let (alice, bob) = (bearer(0), bearer(1));
+        owners.bind("s-1", Arc::clone(&alice), |_| true);
+        owners.bind("s-2", Arc::clone(&bob), |_| true);
+        assert!(owners.admits("s-1", &alice));
+        assert!(!owners.admits("s-1", &bob));
+        assert!(owners.admits("s-2", &bob));
+        assert!(!owners.admits("s-2", &alice));
+        assert!(owners.admits("unknown", &bob), "rmcp answers 404 for it");
+    }
+
+    #[test]
+    fn ended_sessions_are_forgotten_when_one_opens() {
+        let owners = SessionOwners::default();
+        owners.bind("old", bearer(0), |_| true);
+        owners.bind("new", bearer(1), |session| session != "old");
+        assert_eq!(owners.owners.lock().len(), 1);
+        assert!(owners.admits("old", &bearer(1)));
+    }
+
+    #[test]
+    #[cfg(feature = "mcp-remote")]
+    fn oauth_identities_prefer_the_subject_and_tokens_are_not_kept() {
+        assert_eq!(
+            oauth(Some("alice"), Some("agent")).as_deref(),
+            Some("subject alice")
+        );
+        assert_eq!(oauth(None, Some("agent")).as_deref(), Some("client agent"));
+        assert_eq!(oauth(None, None), None);
+        let owners = SessionOwners::default();
+        let named = owners.token(b"token-without-a-subject");
+        assert_eq!(named, owners.token(b"token-without-a-subject"));
+        assert_ne!(named, owners.token(b"another-token"));
+        assert!(!named.contains("without"), "{named}");
+    }
+}
