@@ -48,6 +48,7 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -93,8 +94,9 @@ struct Inner {
     stream_closer: Option<StreamCloser>,
 }
 
-/// Closes a call's answer stream; whether it did.
-type StreamCloser = Arc<dyn Fn() -> BoxFuture<'static, bool> + Send + Sync>;
+/// Closes a call's answer stream, the client to come back after the duration given; whether
+/// it did.
+type StreamCloser = Arc<dyn Fn(Duration) -> BoxFuture<'static, bool> + Send + Sync>;
 
 /// Receives a call's [`Progress`] reports.
 type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
@@ -348,36 +350,44 @@ impl ToolContext {
     }
 
     /// Lets the client go while the tool works on: closes the stream that will carry this
-    /// call's answer, after telling the client when to come back for it. The client then
+    /// call's answer, telling the client to come back after `retry`. The client then
     /// reconnects, and gets the progress, questions and answer it would have got on the
-    /// stream (over MCP's Streamable HTTP: SSE polling, SEP-1699; the server keeps the answer
-    /// until the client is back). A tool that runs for minutes does this so that no proxy's
-    /// idle timeout, nor a connection held per call, ends it.
+    /// stream (over MCP's Streamable HTTP: SSE polling, SEP-1699). The server holds an answer
+    /// that is ready while the client is away until it is back (or the call is cancelled, or
+    /// the session's idle timeout passes), and keeps the stream's last 64 messages for it to
+    /// resume from: a tool that reports progress more often while its client is away loses
+    /// the oldest reports. The server caps `retry` at half its session idle timeout, so that the
+    /// session outlives the wait.
     ///
-    /// Whether the stream was closed (or already was): `false` when the answer is not on a
-    /// stream a client can come back to (stdio, an in-process call, a request outside any
-    /// session), and the call simply goes on.
+    /// A tool that runs for minutes calls this every so often (say with a `retry` of a
+    /// minute), so that no connection is held for the whole call and no proxy's idle timeout
+    /// cuts it; each call after the client is back closes its resumed stream in turn.
+    ///
+    /// Whether the client is now away (or already was): `false` when the answer is not on a
+    /// stream a client comes back to (stdio, an in-process call, a request outside any
+    /// session, a client of a protocol version before 2025-11-25), and the call simply goes on.
     ///
     /// ```
+    /// use std::time::Duration;
     /// use hermes_tools::ToolContext;
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// // Not served over Streamable HTTP: nothing to close, and the tool carries on.
-    /// assert!(!ToolContext::new().close_stream().await);
+    /// assert!(!ToolContext::new().close_stream(Duration::from_secs(60)).await);
     /// # });
     /// ```
-    pub async fn close_stream(&self) -> bool {
+    pub async fn close_stream(&self, retry: Duration) -> bool {
         match &self.inner.stream_closer {
-            Some(close) => close().await,
+            Some(close) => close(retry).await,
             None => false,
         }
     }
 
     /// The same context, [`close_stream`](Self::close_stream) done by `closer` (the MCP server
-    /// sets one for each call it answers on a resumable stream).
+    /// sets one for each call it answers on a stream a client can come back to).
     pub fn with_stream_closer(
         mut self,
-        closer: impl Fn() -> BoxFuture<'static, bool> + Send + Sync + 'static,
+        closer: impl Fn(Duration) -> BoxFuture<'static, bool> + Send + Sync + 'static,
     ) -> Self {
         Arc::make_mut(&mut self.inner).stream_closer = Some(Arc::new(closer));
         self

@@ -37,9 +37,9 @@ Scenarios:
     http-unasked URL                a client that offers neither elicitation nor sampling:
                                     tools that ask are told at once, not left waiting
     http-polling URL                two sessions at once call a tool that closes its call's
-                                    stream before it works (SSE polling): each client reconnects
-                                    with Last-Event-ID and gets its own progress and answer;
-                                    outside any session the tool is told it cannot close one
+                                    stream before it works (SSE polling), one of them twice: each
+                                    client reconnects with Last-Event-ID and gets its own progress
+                                    and answer; outside any session the tool is told it cannot
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
@@ -453,7 +453,7 @@ async def http_polling(url: str) -> None:
     sdk_log.setLevel(logging.INFO)
     sdk_log.addHandler(reconnections)
 
-    async def call(tag: str, answers: dict[str, tuple[str, list[str | None]]]) -> None:
+    async def call(tag: str, times: int, answers: dict[str, tuple[str, list[str | None]]]) -> None:
         reports: list[str | None] = []
 
         async def on_progress(progress: float, total: float | None, message: str | None) -> None:
@@ -461,20 +461,22 @@ async def http_polling(url: str) -> None:
 
         async with Client(url, mode="legacy") as client:
             with anyio.fail_after(PATIENCE):
-                result = await client.call_tool("test_reconnection", {"tag": tag},
+                result = await client.call_tool("test_reconnection", {"tag": tag, "times": times},
                                                 progress_callback=on_progress)
             check(result.is_error is False, f"{tag}: {result!r}")
             answers[tag] = (json.loads(text_of(result))["result"], reports)
 
     answers: dict[str, tuple[str, list[str | None]]] = {}
     async with anyio.create_task_group() as group:
-        group.start_soon(call, "first", answers)
-        group.start_soon(call, "second", answers)
-    for tag in ("first", "second"):
+        # The first closes twice: the second time after its client came back.
+        group.start_soon(call, "first", 2, answers)
+        group.start_soon(call, "second", 1, answers)
+    for tag, times in (("first", 2), ("second", 1)):
         text, reports = answers[tag]
         check(text == f"Reconnection test completed: {tag}", f"{tag}: {text}")
-        check(reports == ["worked while the client was away"], f"{tag}: progress {reports}")
-    check(reconnections.count >= 2, f"{reconnections.count} reconnections logged")
+        away = [f"worked while the client was away ({time})" for time in range(1, times + 1)]
+        check(reports == away, f"{tag}: progress {reports}")
+    check(reconnections.count >= 3, f"{reconnections.count} reconnections logged")
     print(f"ok: two sessions came back for their own answers "
           f"({reconnections.count} reconnections): {sorted(t for t, _ in answers.values())}")
 

@@ -167,16 +167,34 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
 ///
 /// # Arguments
 /// * `tag` - Words to end the answer with, telling callers' answers apart.
+/// * `times` - How many times to close the stream (default once); between two, the tool works
+///   long enough for the client to be back.
 #[tool(toolset = "conformance", unlisted)]
-async fn test_reconnection(tag: Option<String>, ctx: &ToolContext) -> Result<String, String> {
-    if !ctx.close_stream().await {
-        return Err(
-            "this call's stream could not be closed: call over Streamable HTTP, in a \
-                    session"
-                .to_owned(),
+async fn test_reconnection(
+    tag: Option<String>,
+    times: Option<u32>,
+    ctx: &ToolContext,
+) -> Result<String, String> {
+    // The suite's client comes back at once; the Python SDK's after `RETRY`.
+    const RETRY: std::time::Duration = std::time::Duration::from_millis(500);
+    let times = times.unwrap_or(1);
+    for time in 1..=times {
+        if time > 1 {
+            tokio::time::sleep(RETRY * 3).await;
+        }
+        if !ctx.close_stream(RETRY).await {
+            return Err(
+                "this call's stream could not be closed: call over Streamable HTTP, \
+                        in a session"
+                    .to_owned(),
+            );
+        }
+        ctx.progress(
+            f64::from(time),
+            Some(f64::from(times)),
+            format!("worked while the client was away ({time})"),
         );
     }
-    ctx.progress(1.0, Some(1.0), "worked while the client was away");
     let tag = tag.map(|tag| format!(": {tag}")).unwrap_or_default();
     Ok(format!("Reconnection test completed{tag}"))
 }

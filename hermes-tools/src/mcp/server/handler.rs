@@ -256,13 +256,17 @@ impl ServerHandler for ToolServer {
                 let _ = sender.send(Report::Log(level, message.to_owned()));
             }
         });
-        // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling).
-        let stream = CallStream::of(&context);
+        // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling),
+        // for a client of a version that comes back for it.
+        let comes_back = context.peer.peer_info().is_some_and(|client| {
+            client.protocol_version >= rmcp::model::ProtocolVersion::V_2025_11_25
+        });
+        let stream = CallStream::of(&context).filter(|_| comes_back);
         if let Some(stream) = &stream {
             let stream = Arc::clone(stream);
-            ctx = ctx.with_stream_closer(move || {
+            ctx = ctx.with_stream_closer(move |retry| {
                 let stream = Arc::clone(&stream);
-                Box::pin(async move { stream.close().await })
+                Box::pin(async move { stream.close(retry).await })
             });
         }
         let call = self.registry.call_with(name, &args, &ctx, &options);

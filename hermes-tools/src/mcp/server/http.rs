@@ -57,11 +57,21 @@ use super::{ServeError, ToolServer};
 /// The header naming a Streamable HTTP session.
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// The header naming a request's protocol version.
+const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+
+/// A session id no session has (`rmcp`'s are UUIDs of version 4), put in place of another
+/// identity's.
+const NO_SESSION: &str = "00000000-0000-0000-0000-000000000000";
+
 /// The header with which a client resumes a stream.
 const LAST_EVENT_ID: &str = "last-event-id";
 
-/// `rmcp`'s `retry` for its priming events when its session config names none.
-const DEFAULT_SSE_RETRY: Duration = Duration::from_secs(3);
+/// The messages of a call's stream kept for its client to resume from.
+const STREAM_MESSAGES_KEPT: usize = 64;
+
+/// The first protocol version without sessions, whose calls have no stream to come back to.
+const SESSIONLESS_PROTOCOL: &str = "2026-07-28";
 
 /// The longest error text of `rmcp`'s that is carried into a JSON body.
 const ERROR_TEXT_BYTES: usize = 64 * 1024;
@@ -165,14 +175,12 @@ impl HttpEndpoint {
         let sessions_end = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(limits.session_idle_timeout);
-        let retry = manager
-            .session_config
-            .sse_retry
-            .unwrap_or(DEFAULT_SSE_RETRY);
+        // What a stream keeps for a client that comes back (rmcp's default is 16 messages): a
+        // tool that closed its stream may report progress and ask questions meanwhile.
+        manager.session_config.channel_capacity = STREAM_MESSAGES_KEPT;
         let manager = Arc::new(manager);
         let streams = Arc::new(Streams::new(
             Arc::clone(&manager),
-            retry,
             limits.session_idle_timeout,
         ));
         let server = self.server;
@@ -278,13 +286,17 @@ async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
         let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
         return json_error(StatusCode::FORBIDDEN, &error);
     }
+    let mut request = request;
     if let Some(owner) = &owner
         && let Some(session) = session_of(request.headers())
         && !gate.owners.admits(session, owner)
     {
-        // As if it did not exist: whether it does is not this caller's to learn.
-        tracing::warn!("refused a request naming a session another identity opened");
-        return no_such_session();
+        // Answered exactly as a session that does not exist: whether it does is not this
+        // caller's to learn.
+        tracing::debug!("a request named a session another identity opened");
+        request
+            .headers_mut()
+            .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
     }
     match *request.method() {
         Method::POST => gate.post(request, owner).await,
@@ -431,8 +443,13 @@ impl Gate {
             }
         };
         // A call in a session is answered on a stream its tool may close (SSE polling).
+        let sessionless = parts
+            .headers
+            .get(PROTOCOL_HEADER)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|version| version >= SESSIONLESS_PROTOCOL);
         let call = match session {
-            Some(session) if is_call => Some(self.streams.call(session)),
+            Some(session) if is_call && !sessionless => Some(self.streams.call(session)),
             _ => None,
         };
         let mut parts = parts;
@@ -490,24 +507,21 @@ impl Gate {
     }
 
     /// A GET opens the session's stream, or resumes one after `Last-Event-ID`: a call whose
-    /// tool closed that stream may then send its answer.
+    /// tool closed that stream sends its answer once the resumed stream is flowing.
     async fn get(&self, request: Request) -> Response {
-        let resumed = session_of(request.headers())
+        let headers = request.headers();
+        let resuming = session_of(headers)
             .zip(
-                request
-                    .headers()
+                headers
                     .get(LAST_EVENT_ID)
                     .and_then(|value| value.to_str().ok()),
             )
-            .map(|(session, last)| (session.to_owned(), last.to_owned()));
+            .and_then(|(session, last)| self.streams.resuming(session, last));
         let response = self.forward(request, None).await;
-        if let Some((session, last)) = resumed
-            && response.status() == StatusCode::OK
-        {
-            // rmcp has moved the stream to this response before answering.
-            self.streams.reconnected(&session, &last);
+        match resuming {
+            Some(call) => response.map(|body| call.resumed(body)),
+            None => response,
         }
-        response
     }
 
     async fn delete(&self, request: Request) -> Response {

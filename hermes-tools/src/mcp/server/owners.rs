@@ -7,9 +7,10 @@
 //! stand in for authentication, as the MCP security best practices ask ("bind session IDs to
 //! user-specific information").
 //!
-//! The identity is, for static bearer tokens, which token; for OAuth, the token's subject
-//! (`sub`), else the client it was issued to (`client_id`), else the token itself: a client
-//! that refreshes its token keeps its session.
+//! The identity is, for static bearer tokens, which token (a client that switches to another
+//! token while rotating starts a new session); for OAuth, the token's subject (`sub`), so that
+//! a client that refreshes its token keeps its session, else (an authorization server that
+//! names no subject) the token itself.
 
 use std::collections::HashMap;
 #[cfg(feature = "mcp-remote")]
@@ -26,14 +27,13 @@ pub(super) fn bearer(index: usize) -> Owner {
     Arc::from(format!("bearer token {index}"))
 }
 
-/// The identity an OAuth authorization server gave a token: its subject, else its client.
+/// The identity an OAuth authorization server gave a token: its subject, if it names one
+/// (not its client: every user of one client app would then be one identity).
 #[cfg(feature = "mcp-remote")]
-pub(super) fn oauth(subject: Option<&str>, client: Option<&str>) -> Option<Owner> {
-    match (subject, client) {
-        (Some(subject), _) => Some(Arc::from(format!("subject {subject}"))),
-        (None, Some(client)) => Some(Arc::from(format!("client {client}"))),
-        (None, None) => None,
-    }
+pub(super) fn oauth(subject: Option<&str>) -> Option<Owner> {
+    subject
+        .filter(|subject| !subject.is_empty())
+        .map(|subject| Arc::from(format!("subject {subject}")))
 }
 
 /// The owners of one endpoint's live sessions.
@@ -46,7 +46,7 @@ pub(super) struct SessionOwners {
 }
 
 impl SessionOwners {
-    /// The identity of a token that names none (an OAuth token without subject or client).
+    /// The identity of a token that names none (an OAuth token without a subject).
     #[cfg(feature = "mcp-remote")]
     pub(super) fn token(&self, token: &[u8]) -> Owner {
         Arc::from(format!("token {:016x}", self.salt.hash_one(token)))
@@ -98,13 +98,10 @@ mod tests {
 
     #[test]
     #[cfg(feature = "mcp-remote")]
-    fn oauth_identities_prefer_the_subject_and_tokens_are_not_kept() {
-        assert_eq!(
-            oauth(Some("alice"), Some("agent")).as_deref(),
-            Some("subject alice")
-        );
-        assert_eq!(oauth(None, Some("agent")).as_deref(), Some("client agent"));
-        assert_eq!(oauth(None, None), None);
+    fn oauth_identities_are_subjects_else_tokens_which_are_not_kept() {
+        assert_eq!(oauth(Some("alice")).as_deref(), Some("subject alice"));
+        assert_eq!(oauth(Some("")), None);
+        assert_eq!(oauth(None), None);
         let owners = SessionOwners::default();
         let named = owners.token(b"token-without-a-subject");
         assert_eq!(named, owners.token(b"token-without-a-subject"));

@@ -20,7 +20,6 @@
 //!   timeout has passed (the client is then taken to be gone).
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -30,34 +29,31 @@ use parking_lot::Mutex;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use tokio::sync::{Notify, watch};
+use tokio::sync::watch;
 
 /// How long closing waits for the id of the call's stream, which its first event carries
 /// (sent as the stream opens, before the tool runs: this bounds only a stream never read).
 const STREAM_ID_WAIT: Duration = Duration::from_secs(5);
 
-/// The streams of one endpoint's calls that were closed and whose clients are not back yet.
+/// The streams of one endpoint's calls that were closed at least once, by session and stream.
 pub(super) struct Streams {
     manager: Arc<LocalSessionManager>,
-    /// The `retry` of the priming event sent before closing: when the client comes back.
-    retry: Duration,
-    /// The longest an answer waits for its client to come back.
+    /// The longest an answer waits for its client to come back: the session's idle timeout,
+    /// after which the session itself ends.
     hold: Duration,
-    /// Closed streams by session and stream id, until their client is back or their call ends
-    /// (weak: a call cancelled while its client is away leaves nothing behind).
-    away: Mutex<HashMap<StreamKey, Weak<CallStream>>>,
+    /// Weak: a call that ends (answered, cancelled) leaves nothing behind.
+    closed: Mutex<HashMap<StreamKey, Weak<CallStream>>>,
 }
 
 /// A stream of a session: the session's id, and `rmcp`'s id of the stream in it.
 type StreamKey = (Arc<str>, u64);
 
 impl Streams {
-    pub(super) fn new(manager: Arc<LocalSessionManager>, retry: Duration, hold: Duration) -> Self {
+    pub(super) fn new(manager: Arc<LocalSessionManager>, hold: Duration) -> Self {
         Self {
             manager,
-            retry,
             hold,
-            away: Mutex::new(HashMap::new()),
+            closed: Mutex::new(HashMap::new()),
         }
     }
 
@@ -68,38 +64,52 @@ impl Streams {
             streams: Arc::clone(self),
             session: Arc::from(session),
             stream: watch::Sender::new(None),
-            closed: AtomicBool::new(false),
-            back: Notify::new(),
+            presence: watch::Sender::new(Presence::default()),
+            closing: tokio::sync::Mutex::new(()),
         })
     }
 
-    /// Notes that the client of `session` reconnected with `last_event_id` (and `rmcp`
-    /// resumed the stream): a call holding its answer for it may now send it.
-    pub(super) fn reconnected(&self, session: &str, last_event_id: &str) {
-        let Some(stream) = stream_of_event(last_event_id) else {
-            return;
-        };
-        let key = (Arc::from(session), stream);
-        // Taken out before it is upgraded: the call's last handle may drop here, and its
-        // `Drop` takes the lock.
-        let call = self.away.lock().remove(&key);
-        if let Some(call) = call.and_then(|call| call.upgrade()) {
-            call.back.notify_one();
-        }
+    /// The call whose closed stream a GET of `session` resumes from `last_event_id`, if any.
+    pub(super) fn resuming(&self, session: &str, last_event_id: &str) -> Option<Arc<CallStream>> {
+        let stream = stream_of_event(last_event_id)?;
+        let call = self
+            .closed
+            .lock()
+            .get(&(Arc::from(session), stream))?
+            .clone();
+        // Upgraded with the lock released: the call's `Drop` takes it.
+        call.upgrade()
+    }
+}
+
+/// Where a call's client is, for its answer's sake.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Presence {
+    /// How many times the stream was closed.
+    closes: u64,
+    /// The resumed streams open since the last close (counted at their first event, which
+    /// only a resume that worked sends).
+    resumed: usize,
+}
+
+impl Presence {
+    /// Whether an answer sent now would reach nobody: the stream was closed, and the client
+    /// has not come back since.
+    fn away(self) -> bool {
+        self.closes > 0 && self.resumed == 0
     }
 }
 
 /// One `tools/call`'s stream: learns its id from the response, closes it for the tool, and
-/// holds the answer until the client is back.
+/// holds the answer while the client is away.
 pub(super) struct CallStream {
     streams: Arc<Streams>,
     session: Arc<str>,
     /// The stream's id, once its first event has passed.
     stream: watch::Sender<Option<u64>>,
-    closed: AtomicBool,
-    /// Notified when the client has reconnected to the closed stream (a permit is kept when
-    /// it is back before the answer is ready).
-    back: Notify,
+    presence: watch::Sender<Presence>,
+    /// One close at a time.
+    closing: tokio::sync::Mutex<()>,
 }
 
 impl CallStream {
@@ -127,10 +137,33 @@ impl CallStream {
         Body::from_stream(frames)
     }
 
-    /// Closes the stream (a priming event with `retry` first); whether it was closed, or is
-    /// already.
-    pub(super) async fn close(self: &Arc<Self>) -> bool {
-        if self.closed.load(Ordering::Acquire) {
+    /// `body`, a GET's stream resuming this call's: the client counts as back from its first
+    /// event (a resume that failed sends none) until it ends.
+    pub(super) fn resumed(self: &Arc<Self>, body: Body) -> Body {
+        let mut back = Back {
+            call: Arc::clone(self),
+            since: None,
+        };
+        let frames = body.into_data_stream().inspect(move |frame| {
+            if back.since.is_none() && frame.is_ok() {
+                let mut since = 0;
+                back.call.presence.send_modify(|presence| {
+                    presence.resumed += 1;
+                    since = presence.closes;
+                });
+                back.since = Some(since);
+            }
+        });
+        Body::from_stream(frames)
+    }
+
+    /// Closes the stream, the client told to come back after `retry` (at most half the
+    /// session's idle timeout, so that the session outlives the wait); whether the client is
+    /// now away (or already was).
+    pub(super) async fn close(self: &Arc<Self>, retry: Duration) -> bool {
+        let _one = self.closing.lock().await;
+        let before = *self.presence.borrow();
+        if before.away() {
             return true;
         }
         let mut stream = self.stream.subscribe();
@@ -150,33 +183,39 @@ impl CallStream {
         else {
             return false;
         };
-        // Listed before closing: the client may be back before `close_sse_stream` returns.
-        let key = (Arc::clone(&self.session), stream);
+        // Counted away before closing: the client may be back before the close returns, and
+        // a stream resumed before this close ends with it.
         streams
-            .away
+            .closed
             .lock()
-            .insert(key.clone(), Arc::downgrade(self));
-        // Before closing, so that `Drop` forgets the entry even if this future is dropped.
-        self.closed.store(true, Ordering::Release);
-        match session.close_sse_stream(stream, Some(streams.retry)).await {
-            Ok(()) => true,
-            Err(err) => {
-                tracing::debug!(%err, "a call's stream could not be closed");
-                self.closed.store(false, Ordering::Release);
-                streams.away.lock().remove(&key);
+            .insert((Arc::clone(&self.session), stream), Arc::downgrade(self));
+        self.presence.send_replace(Presence {
+            closes: before.closes + 1,
+            resumed: 0,
+        });
+        let retry = retry.min(streams.hold / 2);
+        // Spawned: a tool that gives up waiting must not leave the close half sent.
+        let closing =
+            tokio::spawn(async move { session.close_sse_stream(stream, Some(retry)).await });
+        match closing.await {
+            Ok(Ok(())) => true,
+            failed => {
+                tracing::debug!(?failed, "a call's stream could not be closed");
+                self.presence.send_replace(before);
                 false
             }
         }
     }
 
-    /// Waits, if the stream was closed, until its client is back (or `gone`, or the hold has
-    /// passed): the answer then goes to the reconnected stream instead of nowhere.
+    /// Waits, while the client is away, until it is back (or `gone`, or the session's idle
+    /// timeout has passed): the answer then goes to the resumed stream instead of nowhere.
     pub(super) async fn until_back(&self, gone: impl Future<Output = ()>) {
-        if !self.closed.load(Ordering::Acquire) {
+        if !self.presence.borrow().away() {
             return;
         }
+        let mut presence = self.presence.subscribe();
         tokio::select! {
-            () = self.back.notified() => {}
+            _ = presence.wait_for(|presence| !presence.away()) => {}
             () = gone => {}
             () = tokio::time::sleep(self.streams.hold) => {
                 tracing::debug!("a call's client did not come back for its answer");
@@ -188,11 +227,33 @@ impl CallStream {
 impl Drop for CallStream {
     fn drop(&mut self) {
         // Only a closed stream was listed; the others never touch the lock.
-        if self.closed.load(Ordering::Acquire)
+        if self.presence.borrow().closes > 0
             && let Some(stream) = *self.stream.borrow()
         {
             let key = (Arc::clone(&self.session), stream);
-            self.streams.away.lock().remove(&key);
+            self.streams.closed.lock().remove(&key);
+        }
+    }
+}
+
+/// A resumed stream of a call, counted while it is open.
+struct Back {
+    call: Arc<CallStream>,
+    /// The close after which it was counted, once its first event has passed.
+    since: Option<u64>,
+}
+
+impl Drop for Back {
+    fn drop(&mut self) {
+        if let Some(since) = self.since {
+            // A stream resumed before the latest close was already discounted by it.
+            self.call.presence.send_if_modified(|presence| {
+                let current = presence.closes == since && presence.resumed > 0;
+                if current {
+                    presence.resumed -= 1;
+                }
+                current
+            });
         }
     }
 }
@@ -202,12 +263,15 @@ fn stream_of_frame(frame: &Bytes) -> Option<u64> {
     let text = std::str::from_utf8(frame).ok()?;
     text.lines()
         .find_map(|line| line.strip_prefix("id:"))
-        .and_then(stream_of_event)
+        // SSE drops one space after the colon.
+        .and_then(|id| stream_of_event(id.strip_prefix(' ').unwrap_or(id)))
 }
 
-/// The stream of an event id: `rmcp` names a request's events `INDEX/STREAM`.
+/// The stream of an event id: `rmcp` names a request's events `INDEX/STREAM` (read as `rmcp`
+/// reads a `Last-Event-ID`, so that no id it would refuse counts here).
 fn stream_of_event(id: &str) -> Option<u64> {
-    let (_, stream) = id.trim().split_once('/')?;
+    let (index, stream) = id.split_once('/')?;
+    index.parse::<usize>().ok()?;
     stream.parse().ok()
 }
 
@@ -216,13 +280,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn event_ids_name_their_stream() {
+    fn event_ids_name_their_stream_as_rmcp_reads_them() {
         assert_eq!(stream_of_event("0/7"), Some(7));
-        assert_eq!(stream_of_event(" 12/3 "), Some(3));
-        // The standalone stream's ids have no stream part; anything else is not ours.
-        assert_eq!(stream_of_event("4"), None);
-        assert_eq!(stream_of_event("a/b"), None);
-        assert_eq!(stream_of_event(""), None);
+        assert_eq!(stream_of_event("12/3"), Some(3));
+        // The standalone stream's ids have no stream part; rmcp refuses the rest.
+        for refused in ["4", "a/b", "x/5", " 0/5", "0/5 ", "-1/5", ""] {
+            assert_eq!(stream_of_event(refused), None, "{refused:?}");
+        }
     }
 
     #[test]
@@ -237,27 +301,34 @@ mod tests {
         assert_eq!(stream_of_frame(&data), None);
     }
 
+    fn streams() -> Arc<Streams> {
+        let manager = Arc::new(LocalSessionManager::default());
+        Arc::new(Streams::new(manager, Duration::from_secs(60)))
+    }
+
+    /// `body`, read whole.
+    async fn read(body: Body) -> Bytes {
+        axum::body::to_bytes(body, 1024).await.expect("the body")
+    }
+
     #[tokio::test]
     async fn a_call_whose_session_is_gone_cannot_close_and_leaves_nothing_behind() {
-        let manager = Arc::new(LocalSessionManager::default());
-        let streams = Arc::new(Streams::new(
-            manager,
-            Duration::from_secs(3),
-            Duration::from_secs(60),
-        ));
+        let streams = streams();
         let call = streams.call("ended-session");
-        // The response passes: its first event names the stream.
-        let body = call.watch(Body::from("data: \nid: 0/9\nretry: 3000\n\n"));
-        let sent = axum::body::to_bytes(body, 1024).await.expect("the body");
+        // The response passes unchanged; its first event names the stream.
+        let priming = "data: \nid: 0/9\nretry: 3000\n\n";
         assert_eq!(
-            &sent[..],
-            b"data: \nid: 0/9\nretry: 3000\n\n",
-            "passed unchanged"
+            read(call.watch(Body::from(priming))).await,
+            priming.as_bytes()
         );
         assert_eq!(*call.stream.borrow(), Some(9));
 
-        assert!(!call.close().await, "no session to close a stream of");
-        assert!(streams.away.lock().is_empty());
+        assert!(
+            !call.close(Duration::from_secs(1)).await,
+            "no session to close a stream of"
+        );
+        assert!(streams.closed.lock().is_empty());
+        assert_eq!(*call.presence.borrow(), Presence::default());
         // Not closed: the answer is not held back.
         tokio::time::timeout(
             Duration::from_millis(200),
@@ -265,8 +336,79 @@ mod tests {
         )
         .await
         .expect("an answer on an open stream is not held");
-        // A reconnection naming no listed stream is nothing to act on.
-        streams.reconnected("ended-session", "1/9");
-        streams.reconnected("ended-session", "not an id");
+        assert!(streams.resuming("ended-session", "1/9").is_none());
+    }
+
+    #[tokio::test]
+    async fn a_client_is_back_while_a_resumed_stream_is_open_since_the_latest_close() {
+        let streams = streams();
+        let call = streams.call("s");
+        // As `close` leaves it: listed, and away.
+        streams
+            .closed
+            .lock()
+            .insert((Arc::from("s"), 4), Arc::downgrade(&call));
+        call.stream.send_replace(Some(4));
+        call.presence.send_replace(Presence {
+            closes: 1,
+            resumed: 0,
+        });
+        assert!(call.presence.borrow().away());
+        assert!(streams.resuming("s", "0/4").is_some());
+        assert!(streams.resuming("s", "0/5").is_none(), "another stream");
+        assert!(streams.resuming("t", "0/4").is_none(), "another session");
+
+        // A resume that failed sends nothing: still away.
+        read(call.resumed(Body::empty())).await;
+        assert!(call.presence.borrow().away());
+
+        // One that worked counts from its first event, while it is open.
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel::<Bytes>();
+        let live = futures_util::stream::unfold(receiver, |mut receiver| async move {
+            let frame = receiver.recv().await?;
+            Some((Ok::<_, std::io::Error>(frame), receiver))
+        });
+        let mut frames = call.resumed(Body::from_stream(live)).into_data_stream();
+        sender
+            .send(Bytes::from_static(b"id: 1/4\ndata: \n\n"))
+            .unwrap();
+        frames.next().await.expect("a frame").expect("data");
+        assert!(!call.presence.borrow().away());
+        tokio::time::timeout(
+            Duration::from_secs(1),
+            call.until_back(std::future::pending()),
+        )
+        .await
+        .expect("the answer goes to the resumed stream");
+
+        // Closed again, the resumed stream it ends no longer counts, even as it ends late.
+        call.presence.send_modify(|presence| {
+            presence.closes += 1;
+            presence.resumed = 0;
+        });
+        drop(frames);
+        assert_eq!(
+            *call.presence.borrow(),
+            Presence {
+                closes: 2,
+                resumed: 0
+            }
+        );
+        let held = tokio::time::timeout(
+            Duration::from_millis(100),
+            call.until_back(std::future::pending()),
+        )
+        .await;
+        assert!(
+            held.is_err(),
+            "the answer waits for the client's next return"
+        );
+        tokio::time::timeout(Duration::from_secs(1), call.until_back(async {}))
+            .await
+            .expect("a cancelled call waits no more");
+
+        // The call's end forgets its stream.
+        drop(call);
+        assert!(streams.closed.lock().is_empty());
     }
 }

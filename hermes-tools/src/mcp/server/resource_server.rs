@@ -92,8 +92,8 @@ type Kept = HashMap<Box<[u8]>, (Verdict, Instant)>;
 /// What the introspection said of a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Verdict {
-    /// Accepted; the identity it names (its subject, else its client), if any, to which the
-    /// sessions it opens belong.
+    /// Accepted; the identity it names (its subject), if any, to which the sessions it opens
+    /// belong.
     Accepted(Option<Owner>),
     /// Not a token for this server: the reason, for the client (never the token).
     Invalid(String),
@@ -263,7 +263,7 @@ fn judge_introspection(
     if !scopes.iter().all(|scope| granted.contains(&scope.as_str())) {
         return (Verdict::InsufficientScope, keep);
     }
-    let owner = owners::oauth(answer["sub"].as_str(), answer["client_id"].as_str());
+    let owner = owners::oauth(answer["sub"].as_str());
     (Verdict::Accepted(owner), keep)
 }
 
@@ -312,7 +312,8 @@ mod tests {
             "scope": "mcp:tools", "client_id": "agent"});
         assert_eq!(
             judged(listed),
-            Verdict::Accepted(Some("client agent".into()))
+            Verdict::Accepted(None),
+            "a client is no identity"
         );
         let anonymous = json!({"active": true, "aud": RESOURCE, "scope": "mcp:tools"});
         assert_eq!(judged(anonymous), Verdict::Accepted(None));
