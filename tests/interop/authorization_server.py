@@ -10,9 +10,11 @@ HTTP Basic authentication as CLIENT_ID:CLIENT_SECRET, and knows these tokens:
     token-narrow-...      active, for RESOURCE, scope "profile" (lacks mcp:tools)
     token-elsewhere-...   active, for another resource
     token-expired-...     active, for RESOURCE, expired an hour ago
+    token-slow-...        inactive, answered after 1.5 s
     anything else         inactive
 
-Each introspection is logged on stderr as `introspected <token prefix>`.
+Each introspection is logged on stderr as `introspected <token prefix>`. `GET /stats` answers
+how many introspections there were and the most that were in flight at once.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from __future__ import annotations
 import base64
 import json
 import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 RESOURCE, CLIENT_ID, CLIENT_SECRET = sys.argv[1:4]
+STATS = {"introspections": 0, "in_flight": 0, "most_in_flight": 0}
+STATS_LOCK = threading.Lock()
 
 
 def verdict(token: str) -> dict:
@@ -56,7 +61,10 @@ class Handler(BaseHTTPRequestHandler):
         return f"http://{self.headers['Host']}"
 
     def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-        if self.path == "/.well-known/oauth-authorization-server":
+        if self.path == "/stats":
+            with STATS_LOCK:
+                self.reply(200, dict(STATS))
+        elif self.path == "/.well-known/oauth-authorization-server":
             self.reply(200, {
                 "issuer": self.base(),
                 "authorization_endpoint": self.base() + "/authorize",
@@ -80,7 +88,17 @@ class Handler(BaseHTTPRequestHandler):
         token = (form.get("token") or [""])[0]
         sys.stderr.write(f"introspected {token[:12]}\n")
         sys.stderr.flush()
-        self.reply(200, verdict(token))
+        with STATS_LOCK:
+            STATS["introspections"] += 1
+            STATS["in_flight"] += 1
+            STATS["most_in_flight"] = max(STATS["most_in_flight"], STATS["in_flight"])
+        try:
+            if token.startswith("token-slow-"):
+                time.sleep(1.5)
+            self.reply(200, verdict(token))
+        finally:
+            with STATS_LOCK:
+                STATS["in_flight"] -= 1
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         pass

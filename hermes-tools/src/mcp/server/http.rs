@@ -367,10 +367,13 @@ async fn oauth_check(
                     None,
                     ErrorCode::INTERNAL_ERROR.0,
                     "the access token could not be checked now (the authorization server did \
-                     not answer); try again later"
+                     not answer, or too many tokens are being checked); try again later"
                         .to_owned(),
                 );
-                return Err(json_error(StatusCode::SERVICE_UNAVAILABLE, &error));
+                let mut busy = json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
+                busy.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                return Err(busy);
             }
         },
     };

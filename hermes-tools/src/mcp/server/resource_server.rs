@@ -12,7 +12,9 @@
 //!   names the endpoint's URL, RFC 8707, so a token for another server is refused), unexpired,
 //!   and carry the required scopes (else 403 `insufficient_scope`). Verdicts are kept for at
 //!   most a minute (never past the token's expiry), by token, in memory only; a token never
-//!   reaches a log.
+//!   reaches a log. At most 8 introspections run at once: a token that waits over a second for
+//!   its turn is answered 503 unasked, so that made-up tokens cannot flood the authorization
+//!   server.
 //!
 //! TLS stays a reverse proxy's job, as with static bearer tokens.
 
@@ -33,6 +35,14 @@ const KEEP_REFUSAL: Duration = Duration::from_secs(10);
 
 /// The most verdicts kept; beyond, the store is emptied (tokens are few in practice).
 const MAX_KEPT: usize = 1024;
+
+/// The most introspections in flight at once. Anyone can send made-up tokens, each of which
+/// the server must ask about: beyond this many, a token waits for a slot, then is told to try
+/// again later, and the authorization server is not asked.
+const MAX_INTROSPECTIONS: usize = 8;
+
+/// How long a token waits for an introspection slot.
+const INTROSPECTION_WAIT: Duration = Duration::from_secs(1);
 
 /// How long the authorization server may take to answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -84,6 +94,8 @@ pub(super) struct ResourceServer {
     introspection: String,
     http: reqwest::Client,
     kept: Mutex<Kept>,
+    /// The introspection slots.
+    introspecting: tokio::sync::Semaphore,
 }
 
 /// The verdicts kept, by token, each with the instant it lapses.
@@ -150,6 +162,7 @@ impl ResourceServer {
             introspection,
             http,
             kept: Mutex::new(HashMap::new()),
+            introspecting: tokio::sync::Semaphore::new(MAX_INTROSPECTIONS),
         })
     }
 
@@ -177,13 +190,23 @@ impl ResourceServer {
     /// The verdict on `token`: kept, or asked of the authorization server. `Err`: the
     /// authorization server could not be asked (nothing is kept then).
     pub(super) async fn judge(&self, token: &[u8]) -> Result<Verdict, String> {
-        let now = Instant::now();
-        if let Some((verdict, until)) = self.kept.lock().get(token)
-            && *until > now
-        {
-            return Ok(verdict.clone());
+        if let Some(verdict) = self.kept_verdict(token) {
+            return Ok(verdict);
+        }
+        let Ok(Ok(_slot)) =
+            tokio::time::timeout(INTROSPECTION_WAIT, self.introspecting.acquire()).await
+        else {
+            return Err(format!(
+                "{MAX_INTROSPECTIONS} tokens are being checked already (made-up tokens, \
+                 perhaps); this one was not"
+            ));
+        };
+        // Judged meanwhile, perhaps, for a request that sent the same token.
+        if let Some(verdict) = self.kept_verdict(token) {
+            return Ok(verdict);
         }
         let (verdict, keep) = self.introspect(token).await?;
+        let now = Instant::now();
         let mut kept = self.kept.lock();
         if kept.len() >= MAX_KEPT {
             // Lapsed verdicts go first; only a store full of live ones starts afresh.
@@ -194,6 +217,13 @@ impl ResourceServer {
         }
         kept.insert(Box::from(token), (verdict.clone(), now + keep));
         Ok(verdict)
+    }
+
+    /// The verdict kept for `token`, if it has not lapsed.
+    fn kept_verdict(&self, token: &[u8]) -> Option<Verdict> {
+        let kept = self.kept.lock();
+        let (verdict, until) = kept.get(token)?;
+        (*until > Instant::now()).then(|| verdict.clone())
     }
 
     /// Asks the authorization server about `token`; the verdict and how long to keep it.
