@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken};
@@ -17,10 +18,15 @@ use crate::ToolContext;
 /// The calls of one server whose progress someone follows, by the token each was sent with.
 ///
 /// rmcp gives every request a progress token of its own (and overwrites any other), so a
-/// call is routed by the token of its request.
+/// call is routed by the token of its request. Tokens are counted per connection, so after a
+/// reconnection a new call may get the token of an old one still unwinding: the newer call
+/// takes the route, and the old call's end leaves it be.
 #[derive(Default)]
 pub(crate) struct ProgressRoutes {
-    routes: Mutex<HashMap<i64, ToolContext>>,
+    /// By token: the call's context, and which route it is.
+    routes: Mutex<HashMap<i64, (u64, ToolContext)>>,
+    /// The number of the next route.
+    next: AtomicU64,
 }
 
 impl ProgressRoutes {
@@ -37,10 +43,12 @@ impl ProgressRoutes {
         if !ctx.follows_progress() {
             return None;
         }
-        self.routes.lock().insert(token, ctx.clone());
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.routes.lock().insert(token, (id, ctx.clone()));
         Some(Route {
             routes: Arc::clone(self),
             token,
+            id,
         })
     }
 
@@ -50,7 +58,7 @@ impl ProgressRoutes {
         let NumberOrString::Number(token) = params.progress_token.0 else {
             return;
         };
-        let ctx = self.routes.lock().get(&token).cloned();
+        let ctx = self.routes.lock().get(&token).map(|(_, ctx)| ctx.clone());
         if let Some(ctx) = ctx {
             ctx.progress(
                 params.progress,
@@ -65,11 +73,19 @@ impl ProgressRoutes {
 pub(crate) struct Route {
     routes: Arc<ProgressRoutes>,
     token: i64,
+    id: u64,
 }
 
 impl Drop for Route {
     fn drop(&mut self) {
-        self.routes.routes.lock().remove(&self.token);
+        let mut routes = self.routes.routes.lock();
+        // Only its own: a newer call may have the token now.
+        if routes
+            .get(&self.token)
+            .is_some_and(|(id, _)| *id == self.id)
+        {
+            routes.remove(&self.token);
+        }
     }
 }
 
@@ -106,5 +122,25 @@ mod tests {
         let foreign = ProgressToken(NumberOrString::String("theirs".into()));
         routes.report(&report(foreign, 2.0));
         assert_eq!(*seen.lock(), [("second", 1.0), ("first", 1.0)]);
+    }
+
+    #[test]
+    fn a_new_call_with_an_old_calls_token_keeps_its_route_when_the_old_one_ends() {
+        let routes = Arc::new(ProgressRoutes::default());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let follower = |name: &'static str| {
+            let seen = Arc::clone(&seen);
+            ToolContext::new().with_progress(move |p| seen.lock().push((name, p.done)))
+        };
+        let token = ProgressToken(NumberOrString::Number(3));
+        // The old connection's call 3 is unwinding as the new connection's call 3 starts.
+        let old = routes.follow(&follower("old"), &token).unwrap();
+        let new = routes.follow(&follower("new"), &token).unwrap();
+        drop(old);
+        routes.report(&report(token.clone(), 1.0));
+        drop(new);
+        routes.report(&report(token, 2.0));
+        assert_eq!(*seen.lock(), [("new", 1.0)]);
+        assert!(routes.routes.lock().is_empty());
     }
 }
