@@ -3,13 +3,14 @@
 //! `rmcp` runs the protocol and the sessions; the gate (an axum handler in front of it) adds
 //! what a server facing a browser-capable machine needs, and keeps every answer JSON:
 //!
-//! - **tokens**: each session belongs to the identity whose token opened it, and is unknown
-//!   (404) to any other (see [`owners`](super::owners)); with [`require_bearer`](super::ToolServer::require_bearer), a request without
-//!   an accepted `Authorization: Bearer` token is answered 401 before anything else reads it
-//!   (see [`bearer`](super::bearer)); with `require_oauth` (feature `mcp-remote`), an OAuth
-//!   access token checked at the authorization server, the protected-resource metadata served
-//!   at `/.well-known/oauth-protected-resource` (see `resource_server`); with neither, the
-//!   endpoint listens on loopback only;
+//! - **tokens**: with [`require_bearer`](super::ToolServer::require_bearer), a request
+//!   without an accepted `Authorization: Bearer` token is answered 401 before anything else
+//!   reads it (see [`bearer`](super::bearer)); with `require_oauth` (feature `mcp-remote`), an
+//!   OAuth access token checked at the authorization server, the protected-resource metadata
+//!   served at `/.well-known/oauth-protected-resource` (see `resource_server`); with neither,
+//!   the endpoint listens on loopback only. Each session belongs to the identity whose token
+//!   opened it, and is answered to any other as a session that does not exist (see
+//!   [`owners`](super::owners));
 //! - **Origin**: a request from an origin that is neither loopback nor allowed is refused with
 //!   403 (see [`origin`](super::origin)); `Host` is checked by `rmcp` (DNS rebinding);
 //! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
