@@ -99,14 +99,20 @@ mod tests {
         params
     }
 
+    /// What followers saw: each report's follower and how far it had come.
+    type Seen = Arc<Mutex<Vec<(&'static str, f64)>>>;
+
+    /// A call's context followed by `name`, its reports noted in `seen`.
+    fn follower(seen: &Seen, name: &'static str) -> ToolContext {
+        let seen = Arc::clone(seen);
+        ToolContext::new().with_progress(move |p| seen.lock().push((name, p.done)))
+    }
+
     #[test]
     fn reports_reach_their_own_call_until_it_ends() {
         let routes = Arc::new(ProgressRoutes::default());
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let follower = |name: &'static str| {
-            let seen = Arc::clone(&seen);
-            ToolContext::new().with_progress(move |p| seen.lock().push((name, p.done)))
-        };
+        let seen = Seen::default();
+        let follower = |name| follower(&seen, name);
         let token = |n: i64| ProgressToken(NumberOrString::Number(n));
         assert!(
             routes.follow(&ToolContext::new(), &token(0)).is_none(),
@@ -127,11 +133,8 @@ mod tests {
     #[test]
     fn a_new_call_with_an_old_calls_token_keeps_its_route_when_the_old_one_ends() {
         let routes = Arc::new(ProgressRoutes::default());
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let follower = |name: &'static str| {
-            let seen = Arc::clone(&seen);
-            ToolContext::new().with_progress(move |p| seen.lock().push((name, p.done)))
-        };
+        let seen = Seen::default();
+        let follower = |name| follower(&seen, name);
         let token = ProgressToken(NumberOrString::Number(3));
         // The old connection's call 3 is unwinding as the new connection's call 3 starts.
         let old = routes.follow(&follower("old"), &token).unwrap();
