@@ -40,6 +40,7 @@ Scenarios:
                                     stream before it works (SSE polling), one of them twice: each
                                     client reconnects with Last-Event-ID and gets its own progress
                                     and answer; outside any session the tool is told it cannot
+                                    close one
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
