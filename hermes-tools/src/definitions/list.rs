@@ -115,11 +115,39 @@ impl Definitions {
 
     /// The parameter schema the tool `name` showed in this list.
     pub(crate) fn shown(&self, name: &str) -> Option<&Arc<ParameterSchema>> {
-        let shown = &self.0.shown;
-        let at = shown
+        Some(&self.0.shown[self.position(name)?].1)
+    }
+
+    /// The definition of the tool `name` in this list (a binary search, no copy).
+    ///
+    /// ```
+    /// use hermes_tools::{DefinitionsRequest, Format, Tool, ToolContext, ToolRegistry};
+    /// use serde_json::{Value, json};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let stat = Tool::builder("stat", "files")
+    ///     .description("Size of a file.")
+    ///     .parameters(json!({"type": "object", "properties": {}}))
+    ///     .output_schema(json!({"type": "object", "properties": {"bytes": {"type": "integer"}}}))
+    ///     .handler(|_: Value, _: &ToolContext| json!({"bytes": 3}))
+    ///     .build();
+    /// registry.register(stat).unwrap();
+    /// let request = DefinitionsRequest { format: Format::Mcp, ..DefinitionsRequest::all() };
+    /// let listed = registry.definitions(&request).unwrap();
+    /// let stat = listed.definition("stat").unwrap();
+    /// assert_eq!(stat["outputSchema"]["properties"]["bytes"]["type"], "integer");
+    /// assert!(listed.definition("nope").is_none());
+    /// ```
+    pub fn definition(&self, name: &str) -> Option<&Value> {
+        Some(&self.0.values[self.position(name)?])
+    }
+
+    /// Where the tool `name` is in this list (`shown` and `values` are in the same order).
+    fn position(&self, name: &str) -> Option<usize> {
+        self.0
+            .shown
             .binary_search_by(|(listed, _)| (**listed).cmp(name))
-            .ok()?;
-        Some(&shown[at].1)
+            .ok()
     }
 }
 

@@ -17,11 +17,12 @@ use std::future::Future;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, Role,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, RequestId, Role,
     SamplingMessage, SamplingMessageContentBlock, ServerRequest,
 };
-use rmcp::service::{OriginatingRequestId, RequestContext, ServiceError};
+use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::asking::{
     AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, SamplingRole,
@@ -32,9 +33,13 @@ use crate::sanitize::redact_json;
 
 /// Asks the client of one session, on behalf of one call.
 pub(super) struct ClientAsker {
-    /// The asking `tools/call`: its id (rmcp routes a request by a task-local that a
-    /// `blocking` tool's thread lacks, so it is named here) and its cancellation.
-    call: RequestContext<RoleServer>,
+    /// The asking `tools/call`'s id: rmcp routes a request by a task-local that a `blocking`
+    /// tool's thread lacks, so it is named here.
+    call: RequestId,
+    /// The session's client.
+    peer: Peer<RoleServer>,
+    /// The call's cancellation.
+    cancelled: CancellationToken,
     elicitation: bool,
     sampling: bool,
 }
@@ -53,7 +58,9 @@ impl ClientAsker {
             .is_some_and(|modes| modes.form.is_some() || modes.url.is_none());
         let sampling = capabilities.sampling.is_some();
         (elicitation || sampling).then(|| Self {
-            call: request.clone(),
+            call: request.id.clone(),
+            peer: request.peer.clone(),
+            cancelled: request.ct.clone(),
             elicitation,
             sampling,
         })
@@ -67,9 +74,9 @@ impl ClientAsker {
     ) -> impl Future<Output = Result<ClientResult, AskError>> + Send + 'static {
         request
             .extensions_mut()
-            .insert(OriginatingRequestId(self.call.id.clone()));
-        let peer = self.call.peer.clone();
-        let cancelled = self.call.ct.clone();
+            .insert(OriginatingRequestId(self.call.clone()));
+        let peer = self.peer.clone();
+        let cancelled = self.cancelled.clone();
         async move {
             tokio::select! {
                 result = peer.send_request(request) => result.map_err(failed),

@@ -294,8 +294,11 @@ impl ServerHandler for ToolServer {
             // rmcp would send the answer to a closed stream and forget it: wait for the client.
             stream.until_back(context.ct.cancelled()).await;
         }
-        let declared = self.registry.get(name);
-        let schema = declared.as_deref().and_then(crate::Tool::output_schema);
+        // The output schema the client was shown, as `tools/list` rendered it.
+        let schema = listing
+            .definitions
+            .definition(name)
+            .and_then(|definition| definition.get("outputSchema"));
         Ok(convert::held_to(convert::call_result(&answer), schema).into())
     }
 

@@ -19,12 +19,22 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-/// Who opened a session: an opaque name, compared whole, never logged.
-pub(super) type Owner = Arc<str>;
+/// Who opened a session, compared whole, never logged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Owner {
+    /// The holder of the accepted bearer token at this place in the list.
+    Bearer(usize),
+    /// An OAuth token's subject.
+    #[cfg(feature = "mcp-remote")]
+    Subject(Arc<str>),
+    /// An OAuth token that names no subject, by a keyed hash of it.
+    #[cfg(feature = "mcp-remote")]
+    Token(u64),
+}
 
 /// The identity of the `index`th accepted bearer token.
 pub(super) fn bearer(index: usize) -> Owner {
-    Arc::from(format!("bearer token {index}"))
+    Owner::Bearer(index)
 }
 
 /// The identity an OAuth authorization server gave a token: its subject, if it names one
@@ -33,7 +43,7 @@ pub(super) fn bearer(index: usize) -> Owner {
 pub(super) fn oauth(subject: Option<&str>) -> Option<Owner> {
     subject
         .filter(|subject| !subject.is_empty())
-        .map(|subject| Arc::from(format!("subject {subject}")))
+        .map(|subject| Owner::Subject(Arc::from(subject)))
 }
 
 /// The owners of one endpoint's live sessions.
@@ -49,7 +59,7 @@ impl SessionOwners {
     /// The identity of a token that names none (an OAuth token without a subject).
     #[cfg(feature = "mcp-remote")]
     pub(super) fn token(&self, token: &[u8]) -> Owner {
-        Arc::from(format!("token {:016x}", self.salt.hash_one(token)))
+        Owner::Token(self.salt.hash_one(token))
     }
 
     /// Records that `owner` opened `session`, forgetting the sessions that have ended (those
@@ -78,8 +88,8 @@ mod tests {
     fn a_session_admits_only_its_opener() {
         let owners = SessionOwners::default();
         let (alice, bob) = (bearer(0), bearer(1));
-        owners.bind("s-1", Arc::clone(&alice), |_| true);
-        owners.bind("s-2", Arc::clone(&bob), |_| true);
+        owners.bind("s-1", alice.clone(), |_| true);
+        owners.bind("s-2", bob.clone(), |_| true);
         assert!(owners.admits("s-1", &alice));
         assert!(!owners.admits("s-1", &bob));
         assert!(owners.admits("s-2", &bob));
@@ -99,13 +109,13 @@ mod tests {
     #[test]
     #[cfg(feature = "mcp-remote")]
     fn oauth_identities_are_subjects_else_tokens_which_are_not_kept() {
-        assert_eq!(oauth(Some("alice")).as_deref(), Some("subject alice"));
+        assert_eq!(oauth(Some("alice")), Some(Owner::Subject("alice".into())));
         assert_eq!(oauth(Some("")), None);
         assert_eq!(oauth(None), None);
         let owners = SessionOwners::default();
         let named = owners.token(b"token-without-a-subject");
         assert_eq!(named, owners.token(b"token-without-a-subject"));
         assert_ne!(named, owners.token(b"another-token"));
-        assert!(!named.contains("without"), "{named}");
+        assert!(!format!("{named:?}").contains("without"), "{named:?}");
     }
 }

@@ -336,7 +336,7 @@ mod tests {
             "exp": 1_000_100, "sub": "alice", "client_id": "agent"});
         assert_eq!(
             judged(good),
-            Verdict::Accepted(Some("subject alice".into()))
+            Verdict::Accepted(Some(Owner::Subject("alice".into())))
         );
         let listed = json!({"active": true, "aud": ["other", "https://tools.example/mcp/"],
             "scope": "mcp:tools", "client_id": "agent"});
