@@ -1,82 +1,237 @@
 """The runtime's module graph must have no cycle.
 
-Builds the file-level dependency graph of a crate's src (from `crate::` and `super::` paths, with
-the crate root's `pub use` re-exports resolved to their modules; test modules left out) and
-prints every strongly connected component of more than one file. Exits 1 if there is one.
+Builds the file-level dependency graph of a crate's `src` from every intra-crate path a file
+names: `crate::`, `$crate::`, `self::`, `super::` (any number) and paths that start at a child
+module the file declares, in `use` trees (nested groups, renames, globs) and in code. A path is
+followed through re-exports (`pub use`, `pub(crate) use`, ...) to the file that defines the
+item, so a facade `mod.rs` that only re-exports its children is no hop of its own, and a cycle
+through one (`config -> budget -> budget::spill -> config`) is still seen. Test modules (files
+named `tests`, and everything after a file's first `#[cfg(test)]`) are left out.
+
+The rule: a file may use what its ancestor modules define (Rust scopes a module's children
+inside it: `use super::Walk` in `validation/keywords.rs` is the module's own implementation
+reading its own types); every other dependency, between siblings or across subtrees, must form
+no cycle. So the cycles are looked for with the edges to an ancestor left out; `-v` prints the
+graph with them marked `^`.
+
+Prints every strongly connected component of more than one file; exits 1 if there is one.
 Usage: python3 .ci/modgraph.py hermes-tools/src [-v]
 """
-import os, re, sys
-root = sys.argv[1]
-files = {}
-for d, _, fs in os.walk(root):
-    for f in fs:
-        if f.endswith('.rs'):
-            p = os.path.join(d, f)
-            rel = os.path.relpath(p, root)[:-3]
-            mod = rel.replace('/mod', '').replace('/', '::')
-            if mod in ('lib',): mod = ''
-            files[mod] = p
-def strip_tests(text):
-    i = text.find('#[cfg(test)]')
-    return text if i < 0 else text[:i]
-reexports = {}
-libtext = open(os.path.join(root, 'lib.rs')).read()
-for m in re.finditer(r'^pub use (\w+)::(\{[^}]*\}|\w+);', libtext, re.M):
-    for item in m.group(2).strip('{}').split(','):
-        item = item.strip()
-        if item: reexports[item] = m.group(1)
-graph = {}
-for mod, p in files.items():
-    if mod.endswith('tests') or mod == '': continue
-    text = strip_tests(open(p).read())
-    text = re.sub(r'//.*', '', text)
-    deps = set()
-    # crate::a::b paths, including inside use groups: expand `crate::{a, b::c}` roughly
-    for m in re.finditer(r'crate::((?:[A-Za-z_][A-Za-z0-9_]*::)*)\{([^}]*)\}', text):
-        base = m.group(1)
-        for item in m.group(2).split(','):
-            deps.add(base + item.strip())
-    for m in re.finditer(r'crate::([A-Za-z_][A-Za-z0-9_:]*)', text):
-        deps.add(m.group(1))
-    # super:: paths
-    parent = mod.rsplit('::', 1)[0] if '::' in mod else ''
-    for m in re.finditer(r'\bsuper::([A-Za-z_][A-Za-z0-9_:]*)', text):
-        deps.add((parent + '::' if parent else '') + m.group(1))
-    targets = set()
-    for dep in deps:
-        parts = [x for x in dep.split('::') if x]
-        if parts and parts[0] in reexports:
-            parts = [reexports[parts[0]]] + parts
-        best = None
-        for i in range(len(parts), 0, -1):
-            cand = '::'.join(parts[:i])
-            if cand in files:
-                best = cand; break
-        if best and best != mod and not best.endswith('tests'):
-            targets.add(best)
-    graph[mod] = targets
-# root re-exports: items used as crate::Foo resolve to '' (lib) — ignored.
-# Tarjan SCC
-index = {}; low = {}; stack = []; on = set(); sccs = []; c = [0]
-sys.setrecursionlimit(10000)
-def strong(v):
-    index[v] = low[v] = c[0]; c[0] += 1; stack.append(v); on.add(v)
-    for w in graph.get(v, ()):
-        if w not in graph: continue
-        if w not in index:
-            strong(w); low[v] = min(low[v], low[w])
-        elif w in on:
-            low[v] = min(low[v], index[w])
-    if low[v] == index[v]:
-        comp = []
-        while True:
-            w = stack.pop(); on.discard(w); comp.append(w)
-            if w == v: break
-        if len(comp) > 1: sccs.append(sorted(comp))
-for v in graph:
-    if v not in index: strong(v)
-for s in sccs: print('CYCLE:', ' '.join(s))
-if '-v' in sys.argv:
-    for k in sorted(graph): print(k, '->', ' '.join(sorted(graph[k])))
-print(len(sccs), 'cycles among', len(graph), 'files')
-sys.exit(1 if sccs else 0)
+import os
+import re
+import sys
+
+IDENT = r'[A-Za-z_][A-Za-z0-9_]*'
+
+
+def module_files(root):
+    """Module path (`a::b`, '' for the crate root) -> file."""
+    files = {}
+    for d, _, names in os.walk(root):
+        for name in names:
+            if name.endswith('.rs'):
+                path = os.path.join(d, name)
+                rel = os.path.relpath(path, root)[:-3]
+                if rel in ('lib', 'main'):
+                    mod = ''
+                else:
+                    mod = rel[:-len('/mod')] if rel.endswith('/mod') else rel
+                    mod = mod.replace('/', '::')
+                files[mod] = path
+    return files
+
+
+def source(path):
+    """The file's code: no comments, no string contents, nothing from the first `#[cfg(test)]`."""
+    text = open(path, encoding='utf-8').read()
+    cut = text.find('#[cfg(test)]')
+    if cut >= 0:
+        text = text[:cut]
+    text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+    text = re.sub(r'//[^\n]*', '', text)
+    text = re.sub(r'r#*"(?:.|\n)*?"#*', '""', text)
+    text = re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
+    return text
+
+
+def split_top(text):
+    """Splits `a, b::{c, d}, e` at its top-level commas."""
+    parts, depth, cur = [], 0, ''
+    for ch in text:
+        if ch == '{':
+            depth += 1
+        elif ch == '}':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            parts.append(cur)
+            cur = ''
+        else:
+            cur += ch
+    parts.append(cur)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def use_tree(prefix, tree):
+    """(alias, path segments) for each leaf of a `use` tree."""
+    tree = tree.strip()
+    brace = tree.find('{')
+    if brace >= 0 and tree.endswith('}'):
+        head = [s for s in tree[:brace].split('::') if s]
+        for part in split_top(tree[brace + 1:-1]):
+            yield from use_tree(prefix + head, part)
+        return
+    alias = None
+    m = re.match(r'(.*?)\s+as\s+(' + IDENT + r')$', tree)
+    if m:
+        tree, alias = m.group(1), m.group(2)
+    segs = prefix + [s for s in tree.split('::') if s]
+    if segs and segs[-1] == 'self':
+        segs = segs[:-1]
+    if not segs:
+        return
+    yield (alias or segs[-1], segs)
+
+
+class Crate:
+    def __init__(self, root):
+        self.files = module_files(root)
+        self.text = {mod: source(path) for mod, path in self.files.items()}
+        self.children = {mod: set() for mod in self.files}
+        for mod in self.files:
+            if mod:
+                parent = mod.rsplit('::', 1)[0] if '::' in mod else ''
+                if parent in self.children:
+                    self.children[parent].add(mod.rsplit('::', 1)[-1])
+        # Each file's `use` statements: (is a re-export, alias, absolute segments).
+        self.uses = {mod: list(self.parse_uses(mod)) for mod in self.files}
+        self.reexports = {
+            mod: {alias: segs for public, alias, segs in uses if public}
+            for mod, uses in self.uses.items()
+        }
+
+    def parse_uses(self, mod):
+        pattern = r'(pub(?:\s*\([^)]*\))?\s+)?use\s+([^;]+);'
+        for m in re.finditer(pattern, self.text[mod]):
+            for alias, segs in use_tree([], m.group(2)):
+                absolute = self.absolute(mod, segs)
+                if absolute is not None:
+                    yield (m.group(1) is not None, alias, absolute)
+
+    def absolute(self, mod, segs):
+        """`segs` as seen from module `mod`, from the crate root; None outside the crate."""
+        here = mod.split('::') if mod else []
+        if segs[0] in ('crate', '$crate'):
+            return segs[1:]
+        if segs[0] == 'self':
+            return here + segs[1:]
+        if segs[0] == 'super':
+            rest = list(segs)
+            base = list(here)
+            while rest and rest[0] == 'super':
+                rest.pop(0)
+                base = base[:-1]
+            return base + rest
+        if segs[0] in self.children.get(mod, ()):
+            return here + segs
+        return None
+
+    def defining_file(self, segs, seen=0):
+        """The module whose file defines what `segs` names, through re-exports."""
+        for cut in range(len(segs), -1, -1):
+            mod = '::'.join(segs[:cut])
+            if mod in self.files:
+                rest = segs[cut:]
+                if rest and seen < 16:
+                    target = self.reexports[mod].get(rest[0])
+                    if target is not None and target != segs[:cut] + rest[:1]:
+                        return self.defining_file(target + rest[1:], seen + 1)
+                return mod
+        return None
+
+    def graph(self):
+        graph = {}
+        path = r'(?<![A-Za-z0-9_:])(\$?crate|self|super)((?:::' + IDENT + r')+)'
+        for mod in self.files:
+            if is_test(mod):
+                continue
+            deps = set()
+            for public, _, segs in self.uses[mod]:
+                if not public:
+                    deps.add(self.defining_file(segs))
+            code = re.sub(r'(pub(?:\s*\([^)]*\))?\s+)?use\s+[^;]+;', '', self.text[mod])
+            for m in re.finditer(path, code):
+                segs = [m.group(1)] + [s for s in m.group(2).split('::') if s]
+                absolute = self.absolute(mod, segs)
+                if absolute is not None:
+                    deps.add(self.defining_file(absolute))
+            for child in self.children.get(mod, ()):
+                for m in re.finditer(r'(?<![A-Za-z0-9_:])' + child + r'((?:::' + IDENT + r')+)', code):
+                    segs = [child] + [s for s in m.group(1).split('::') if s]
+                    deps.add(self.defining_file(self.absolute(mod, segs)))
+            graph[mod] = {d for d in deps if d is not None and d != mod and not is_test(d)}
+        return graph
+
+
+def is_test(mod):
+    return mod.split('::')[-1] == 'tests' or '::tests::' in mod or mod.startswith('tests::')
+
+
+def is_ancestor(ancestor, mod):
+    """Whether module `ancestor` contains `mod` (the crate root contains every module)."""
+    return ancestor == '' or mod.startswith(ancestor + '::')
+
+
+def cycles(graph):
+    """Tarjan's strongly connected components of more than one node."""
+    sys.setrecursionlimit(10000)
+    index, low, stack, on, found, counter = {}, {}, [], set(), [], [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in graph:
+                continue
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            strong(v)
+    return found
+
+
+def main():
+    crate = Crate(sys.argv[1])
+    graph = crate.graph()
+    if '-v' in sys.argv:
+        for mod in sorted(graph):
+            names = sorted(('^' if is_ancestor(d, mod) else '') + (d or '(root)') for d in graph[mod])
+            print(mod or '(root)', '->', ' '.join(names))
+    layered = {mod: {d for d in deps if not is_ancestor(d, mod)} for mod, deps in graph.items()}
+    upward = sum(len(graph[mod]) - len(layered[mod]) for mod in graph)
+    found = cycles(layered)
+    for component in found:
+        print('CYCLE:', ' '.join(m or '(root)' for m in component))
+    edges = sum(len(deps) for deps in graph.values())
+    print(f'{len(found)} cycles among {len(graph)} files ({edges} edges, {upward} of them to an ancestor)')
+    sys.exit(1 if found else 0)
+
+
+if __name__ == '__main__':
+    main()

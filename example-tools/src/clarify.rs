@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io::{self, BufRead, Write};
 
-use hermes_tools::{Elicitation, ElicitationReply, ToolContext, tool};
+use hermes_tools::{ToolContext, call::Elicitation, call::ElicitationReply, tool};
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -308,15 +308,17 @@ mod tests {
         asked: Arc<Mutex<Vec<Elicitation>>>,
     }
 
-    impl hermes_tools::Asker for Scripted {
+    impl hermes_tools::call::Asker for Scripted {
         fn can_elicit(&self) -> bool {
             true
         }
         fn elicit(
             &self,
             question: Elicitation,
-        ) -> hermes_tools::BoxFuture<'static, Result<ElicitationReply, hermes_tools::AskError>>
-        {
+        ) -> hermes_tools::call::BoxFuture<
+            'static,
+            Result<ElicitationReply, hermes_tools::call::AskError>,
+        > {
             self.asked.lock().unwrap().push(question);
             let reply = self.reply.clone();
             Box::pin(async move { Ok(reply) })
@@ -397,7 +399,7 @@ mod tests {
     #[test]
     fn a_caller_that_only_samples_leaves_the_question_to_the_terminal() {
         struct SamplesOnly;
-        impl hermes_tools::Asker for SamplesOnly {
+        impl hermes_tools::call::Asker for SamplesOnly {
             fn can_sample(&self) -> bool {
                 true
             }

@@ -6,7 +6,9 @@
 
 use futures_util::StreamExt;
 use futures_util::stream;
-use hermes_tools::{Config, SchemaContext, SchemaOverride, ToolContext, ToolRegistry, tool};
+use hermes_tools::{
+    ToolContext, ToolRegistry, config::Config, tool, tool::SchemaContext, tool::SchemaOverride,
+};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;

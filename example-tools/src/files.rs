@@ -17,7 +17,7 @@ use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use hermes_tools::{ToolContext, readable_spill_file, tool};
+use hermes_tools::{ToolContext, call::readable_spill_file, tool};
 use serde::Serialize;
 
 use crate::workspace::{Workspace, WorkspaceError};
@@ -863,11 +863,11 @@ mod tests {
     /// `report` tool whose 1,000 lines are far over its 2,000-character budget.
     fn spilling_registry(spill: &Path) -> ToolRegistry {
         let registry = ToolRegistry::linked();
-        registry.set_config(hermes_tools::Config {
+        registry.set_config(hermes_tools::config::Config {
             spill_dir: Some(spill.to_owned()),
-            ..hermes_tools::Config::default()
+            ..hermes_tools::config::Config::default()
         });
-        let report = hermes_tools::Tool::builder("report", "fixture")
+        let report = hermes_tools::tool::Tool::builder("report", "fixture")
             .max_result_chars(2_000)
             .handler(|_, _| numbered(1_000))
             .build();

@@ -10,7 +10,7 @@
 //! - a list holds at most [`MAX_ITEMS`] items, and a write that would make more is refused with
 //!   an error naming the limit, the list left as it was (Hermes keeps the head and drops the
 //!   rest, answering success);
-//! - the list belongs to the call's [`Session`](hermes_tools::Session) (its state, see
+//! - the list belongs to the call's [`Session`](hermes_tools::call::Session) (its state, see
 //!   [`ToolContext::session_state`]): two sessions never see each other's list, and it is
 //!   dropped when the session ends. A call that belongs to no session is refused, rather than
 //!   sharing one list among every caller.

@@ -2,7 +2,7 @@
 //! spilled to a file, and that file read back page by page with the real `read_file` tool.
 
 use example_tools::Workspace;
-use hermes_tools::{Config, ToolContext, ToolRegistry, tool};
+use hermes_tools::{ToolContext, ToolRegistry, config::Config, tool};
 use serde_json::{Value, json};
 
 /// Print four hundred numbered lines, far more than its budget.

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use example_tools as _;
-use hermes_tools::lint::Rule;
+use hermes_tools::definitions::lint::Rule;
 use hermes_tools::{DefinitionsRequest, Format, ToolRegistry};
 use serde_json::Value;
 

@@ -92,6 +92,7 @@ fn tool_names(definitions: &str) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn list_shows_the_servers_toolset_tools_and_state() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
@@ -117,6 +118,7 @@ fn list_shows_the_servers_toolset_tools_and_state() {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn call_answers_through_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
@@ -136,6 +138,7 @@ fn call_answers_through_the_server() {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn call_starts_only_the_server_the_called_tool_needs() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(
@@ -181,6 +184,7 @@ fn call_starts_only_the_server_the_called_tool_needs() {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn a_disabled_server_is_neither_listed_nor_started() {
     let dir = tempfile::tempdir().unwrap();
     let config = time_config(dir.path(), "");
@@ -212,6 +216,7 @@ fn a_disabled_server_is_neither_listed_nor_started() {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn a_server_that_cannot_start_is_reported_and_the_others_go_on() {
     let dir = tempfile::tempdir().unwrap();
     let ghost = "[mcp_servers.ghost]\ncommand = \"/nonexistent/mcp-ghost\"\n";
@@ -260,6 +265,7 @@ fn servers_in(names: &[String]) -> std::collections::BTreeSet<String> {
 /// configured server's name exists: it used to be judged while the first server was being
 /// decided, when later servers' names were still unknown, and skipped them all.
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn a_selection_naming_one_of_three_servers_keeps_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let config = three_servers_config(dir.path());
@@ -307,6 +313,7 @@ fn remote_config(dir: &Path, url: &str) -> PathBuf {
 }
 
 #[test]
+#[ignore = "needs the PyPI MCP servers that `bash .ci/test` installs"]
 fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
     let token = "cli-remote-token-93b1e0a7c4f2";
     let server = third_party::Remote::bearer(token);

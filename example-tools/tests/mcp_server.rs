@@ -64,6 +64,7 @@ fn python_scenario(scenario: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs the Python MCP SDK that `bash .ci/test` installs"]
 fn python_client_session_lists_reads_and_sees_errors_over_stdio() {
     let out = python_scenario("stdio-session");
     assert!(
@@ -78,6 +79,7 @@ fn python_client_session_lists_reads_and_sees_errors_over_stdio() {
 }
 
 #[test]
+#[ignore = "needs the Python MCP SDK that `bash .ci/test` installs"]
 fn python_client_that_probes_server_discover_first_connects_over_stdio() {
     let out = python_scenario("stdio-auto");
     assert!(out.contains("ok: connected after server/discover"), "{out}");
@@ -85,6 +87,7 @@ fn python_client_that_probes_server_discover_first_connects_over_stdio() {
 }
 
 #[test]
+#[ignore = "needs the Python MCP SDK that `bash .ci/test` installs"]
 fn served_again_mcp_tools_keep_their_annotations_and_output_schema() {
     let out = python_scenario("reserved-time");
     assert!(

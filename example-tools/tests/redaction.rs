@@ -2,13 +2,13 @@
 //! error, in a successful result (a real `read_file`, `search_files` and a plain `String`
 //! result) and in real terminal output, through `ToolRegistry::call`.
 
-use hermes_tools::{Config, ToolAnswer, ToolContext, ToolRegistry, tool};
+use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, config::Config, tool};
 use serde_json::Value;
 use tempfile::TempDir;
 
 use example_tools::Workspace;
 
-#[path = "../../hermes-tools/src/sanitize/tests/catalogue.rs"]
+#[path = "../../hermes-tools/src/secrets/tests/catalogue.rs"]
 mod catalogue;
 
 use catalogue::CATALOGUE;

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use hermes_tools::{Config, ToolAnswer, ToolContext, ToolRegistry};
+use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, config::Config};
 use nix::errno::Errno;
 use nix::sys::signal::kill;
 use nix::unistd::Pid;

@@ -4,7 +4,7 @@
 
 #![cfg(target_os = "linux")]
 
-use hermes_tools::{Config, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, config::Config};
 use tempfile::TempDir;
 
 use example_tools::Workspace;

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 
-use hermes_tools::{Tool, ToolContext, ToolRegistry, tool};
+use hermes_tools::{tool::Tool, ToolContext, ToolRegistry, tool};
 use libfuzzer_sys::fuzz_target;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -9,11 +9,11 @@
 #![no_main]
 
 use hermes_tools::__private::redact_json;
-use hermes_tools::redact;
+use hermes_tools::secrets::redact;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 
-#[path = "../../hermes-tools/src/sanitize/tests/catalogue.rs"]
+#[path = "../../hermes-tools/src/secrets/tests/catalogue.rs"]
 mod catalogue;
 
 use catalogue::CATALOGUE;

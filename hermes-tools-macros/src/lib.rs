@@ -5,10 +5,10 @@
 //! `::hermes_tools::__private`, so tool crates need no direct serde, schemars or linkme
 //! dependency.
 //!
-//! The crate follows serde_derive's split: [`attr`] parses `#[tool(...)]` and `#[arg(...)]`,
-//! [`docs`] reads doc comments, [`model`] is the validated tool, [`check`] holds the rules that
-//! need the whole tool, and [`expand`] only generates code. Errors from every stage are
-//! collected in one [`check::Ctxt`] and reported together, each spanned at the token at fault;
+//! The crate follows serde_derive's split: `attr` parses `#[tool(...)]` and `#[arg(...)]`,
+//! `docs` reads doc comments, `model` is the validated tool, `check` holds the rules that
+//! need the whole tool, and `expand` only generates code. Errors from every stage are
+//! collected in one `check::Ctxt` and reported together, each spanned at the token at fault;
 //! with errors, the function is still emitted, with a placeholder `FOO_TOOL` beside it, so
 //! that no second error follows from the first.
 

@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use hermes_tools::{Config, DefinitionsRequest, Format, Selection, ToolRegistry};
+use hermes_tools::{DefinitionsRequest, Format, ToolRegistry, config::Config, toolsets::Selection};
 
 mod common;
 

@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use hermes_tools::__private::redact_json;
-use hermes_tools::redact;
+use hermes_tools::secrets::redact;
 use serde::de::IgnoredAny;
 
 /// A `search_files`-like answer of about 2 KB: paths, line numbers, lines of code and prose.

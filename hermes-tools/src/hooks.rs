@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use parking_lot::RwLock;
 use serde_json::Value;
 
-use crate::context::ToolContext;
+use crate::call::context::ToolContext;
 
 /// Decides whether a call that needs approval may run.
 ///

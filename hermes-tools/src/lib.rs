@@ -36,26 +36,35 @@
 //!
 //! # What is where
 //!
-//! - [`tool`](macro@tool) declares a tool; [`toolset!`] a composite toolset; [`plugin`](macro@plugin)
-//!   a plugin. What is linked is collected at start-up: **a binary must name the crate of tools
-//!   it links** (`use my_tools as _;`), or its tools are silently missing.
-//!   [`resource`](macro@resource) and [`prompt`](macro@prompt) declare what an MCP client may
-//!   read and fetch beside the tools ([`resources`], [`prompts`]).
-//! - A running tool reports through its [`ToolContext`] ([`progress`](ToolContext::progress),
-//!   [`log`](ToolContext::log)) and asks the caller's user and model
-//!   ([`elicit`](ToolContext::elicit), [`sample`](ToolContext::sample); see [`Asker`]); a long
-//!   one lets its client go and come back for the answer ([`close_stream`](ToolContext::close_stream)).
-//! - [`ToolRegistry`] holds the tools (a cheap `Clone` handle); its methods [`call`](ToolRegistry::call)
-//!   and [`definitions`](ToolRegistry::definitions) are what an agent uses.
-//! - [`hooks`] wrap calls; [`toolsets`] select tools; [`availability`] caches check functions;
-//!   [`config`] is what an operator tunes; [`plugins`] load tools at run time; `lint` (feature
-//!   `lint`) checks declarations; `cli` (feature `cli`) and `mcp` (feature `mcp`) are the
-//!   command line and MCP in both directions.
+//! The root holds what a first program uses: the attributes [`tool`](macro@tool),
+//! [`toolset!`], [`plugin`](macro@plugin), [`resource`](macro@resource) and
+//! [`prompt`](macro@prompt); the [`ToolRegistry`] that holds the tools and its [`ToolContext`],
+//! [`CallOptions`] and [`ToolAnswer`] for calling them; [`DefinitionsRequest`] and [`Format`]
+//! for describing them; [`Turn`] for running a model's reply. What is linked is collected at
+//! start-up: **a binary must name the crate of tools it links** (`use my_tools as _;`), or its
+//! tools are silently missing.
+//!
+//! The modules follow a tool's life:
+//!
+//! | stage | module | what is there |
+//! |---|---|---|
+//! | declare | [`tool`](mod@tool) | [`Tool`](tool::Tool) and [`ToolBuilder`](tool::ToolBuilder) for tools made at run time, annotations, schema overrides |
+//! | | [`registry`] | the rules of registering, snapshots, conflicts |
+//! | describe | [`definitions`] | what the model is shown, per provider; the `lint` (feature `lint`) |
+//! | | [`toolsets`] | selections of tools, composites, [`availability`](toolsets::availability) checks |
+//! | call | [`call`] | what a running tool is given (session, progress, asking the user or the model through an [`Asker`](call::Asker)) and gives back |
+//! | | [`hooks`] | pre-call, post-call and transform hooks, the approval gate |
+//! | | [`secrets`] | redaction of credentials from answers and logs |
+//! | | [`provider`] | a provider's reply parsed into calls, the answers shaped back, streamed calls accumulated |
+//! | serve and consume | [`mcp`] | resources and prompts; MCP servers' tools as toolsets and the registry served over MCP (feature `mcp`) |
+//! | | `cli` | the command line (feature `cli`) |
+//! | operate | [`config`] | what an operator tunes; [`plugins`] load tools at run time |
 //!
 //! # Features
 //!
 //! Without features the crate declares, describes, validates, redacts and dispatches tools,
-//! with the programmatic [`Config`] and compiled plugins: what a library of tools needs. Such a library should depend on `hermes-tools` with `default-features = false` and
+//! with the programmatic [`Config`](config::Config) and compiled plugins: what a library of tools
+//! needs. Such a library should depend on `hermes-tools` with `default-features = false` and
 //! leave the rest to the binary that links it.
 //!
 //! | feature | default | what it adds | what it costs to build |
@@ -63,9 +72,9 @@
 //! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
 //! | `toml` | on | `Config::from_toml_str` and `Config::load` | the toml crate |
 //! | `command-plugins` | on | [`plugins`] written as a `plugin.toml` and a program; implies `toml` | tokio's process and I/O support |
-//! | `lint` | on | the `lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules | its own code only |
+//! | `lint` | on | the `definitions::lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules | its own code only |
 //! | `regex-full` | on | regex's optimisations and every Unicode table: faster redaction, and tool schemas' `pattern`s may use any Unicode class | regex's lazy DFA, one-pass and backtracking engines, Unicode tables |
-//! | `mcp` | off | the `mcp` module: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
+//! | `mcp` | off | `mcp::client` and `mcp::server`: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
 //!
 //! Without `command-plugins`, an enabled command plugin is reported
 //! [`Failed`](plugins::PluginStatus::Failed), naming the feature. Without `regex-full`,
@@ -81,80 +90,42 @@
 //! runtime. Agents should call the async entry point.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
-mod answer;
-mod asking;
-pub mod availability;
-mod bridge;
-mod budget;
+pub mod call;
 #[cfg(feature = "cli")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cli")))]
 pub mod cli;
-mod coercion;
-mod combinators;
 pub mod config;
-mod context;
-mod definitions;
-mod discovery;
-mod dispatch;
-mod formats;
+pub mod definitions;
 pub mod hooks;
-#[cfg(feature = "lint")]
-#[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
-pub mod lint;
-pub mod logs;
-#[cfg(feature = "mcp")]
-#[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod mcp;
-mod nearest;
-mod pipeline;
 pub mod plugins;
-pub mod prompts;
 pub mod provider;
-mod registry;
-mod reports;
-pub mod resources;
-mod sanitize;
-mod schema;
-mod tool;
+pub mod registry;
+pub mod secrets;
+pub mod tool;
 pub mod toolsets;
-mod turn;
-pub mod validation;
 
-pub use answer::{ContentPart, IntoAnswer, ToolAnswer, ToolContent};
-pub use asking::{
-    AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingMessageText, SamplingReply,
-    SamplingRole,
-};
-pub use budget::{TurnBudget, readable_spill_file};
-pub use combinators::BoxFuture;
-pub use config::Config;
-pub use context::{LogLevel, Progress, Session, ToolContext};
-pub use definitions::{Definitions, DefinitionsRequest};
-pub use formats::{Format, UnknownFormat};
+pub use call::answer::ToolAnswer;
+pub use call::context::ToolContext;
+pub use call::pipeline::CallOptions;
+pub use definitions::formats::Format;
+pub use definitions::list::DefinitionsRequest;
 /// Declares a plugin's register function, loaded only when the operator enables the plugin.
 ///
 /// See the [`plugins`] module.
 pub use hermes_tools_macros::plugin;
-/// Declares a prompt an MCP client may fetch: see the [`prompts`] module.
+/// Declares a prompt an MCP client may fetch: see the [`mcp::prompts`] module.
 pub use hermes_tools_macros::prompt;
-/// Declares a resource an MCP client may read: see the [`resources`] module.
+/// Declares a resource an MCP client may read: see the [`mcp::resources`] module.
 pub use hermes_tools_macros::resource;
 /// Declares a plain function as an LLM tool.
 ///
-/// See the [crate documentation](crate) for a tour and the README for every key.
+/// See the [crate documentation](crate) for a tour and the [`tool`](mod@tool) module for every key.
 pub use hermes_tools_macros::tool;
-pub use hooks::Hooks;
-pub use pipeline::CallOptions;
-pub use prompts::{Prompt, PromptRole};
-pub use provider::{CallAccumulator, ReplyError, ToolCall};
-pub use registry::{Conflict, RegisterError, Snapshot, ToolRegistry};
-pub use resources::ResourceBody;
-pub use sanitize::redact;
-pub use tool::{Annotations, Provenance, SchemaContext, SchemaOverride, Tool, ToolBuilder};
-pub use toolsets::{Composite, Selection, SelectionError};
-pub use turn::{Turn, TurnCancel};
-pub use validation::ArgumentError;
+pub use provider::turn::Turn;
+pub use registry::handle::ToolRegistry;
 
 /// What the `#[tool]` expansion names. Not a public API: it changes without notice.
 #[doc(hidden)]
@@ -165,18 +136,18 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::ToolAnswer;
-    pub use crate::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
-    pub use crate::combinators::BoxFuture;
-    pub use crate::context::ToolContext;
-    pub use crate::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
-    pub use crate::dispatch::judge_arguments;
-    pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
-    pub use crate::prompts::{
+    pub use crate::call::answer::{AnswerWrap, ViaIntoAnswer, ViaSerialize, ViaSerializeResult};
+    pub use crate::call::combinators::BoxFuture;
+    pub use crate::call::context::ToolContext;
+    pub use crate::call::dispatch::judge_arguments;
+    pub use crate::mcp::prompts::{
         IntoPrompt, PROMPTS, Prompt, PromptArgumentDecl, PromptDecl, argument as prompt_argument,
     };
-    pub use crate::resources::{IntoResource, RESOURCES, ResourceBody, ResourceDecl};
-    pub use crate::sanitize::redact_json;
-    pub use crate::schema::generate as schema_for;
+    pub use crate::mcp::resources::{IntoResource, RESOURCES, ResourceBody, ResourceDecl};
+    pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
+    pub use crate::secrets::redact_json;
+    pub use crate::tool::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
+    pub use crate::tool::schema::generate as schema_for;
     pub use crate::tool::{
         Annotations, ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension,
         NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk, Provenance, SchemaContext,

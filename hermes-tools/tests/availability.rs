@@ -5,8 +5,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use hermes_tools::availability::{FLAP_GRACE, ManualClock, Unavailable};
-use hermes_tools::{Tool, ToolRegistry, tool};
+use hermes_tools::toolsets::availability::{FLAP_GRACE, ManualClock, Unavailable};
+use hermes_tools::{ToolRegistry, tool, tool::Tool};
 
 struct Flaky {
     up: AtomicBool,
@@ -105,7 +105,7 @@ fn a_pass_knows_until_when_it_holds() {
 }
 
 fn clock_now(clock: &ManualClock) -> std::time::Instant {
-    use hermes_tools::availability::Clock;
+    use hermes_tools::toolsets::availability::Clock;
     clock.now()
 }
 

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hermes_tools::availability::ManualClock;
+use hermes_tools::toolsets::availability::ManualClock;
 use hermes_tools::{
-    CallOptions, Composite, DefinitionsRequest, Format, SchemaContext, SchemaOverride,
-    SelectionError, Tool, ToolContext, ToolRegistry,
+    CallOptions, DefinitionsRequest, Format, ToolContext, ToolRegistry, tool::SchemaContext,
+    tool::SchemaOverride, tool::Tool, toolsets::Composite, toolsets::SelectionError,
 };
 use serde_json::{Value, json};
 

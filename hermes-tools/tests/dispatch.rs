@@ -1,6 +1,6 @@
 //! Dispatch end to end: every bad input answers JSON with an error, never a panic.
 
-use hermes_tools::{Config, ToolAnswer, ToolContext, ToolRegistry, tool};
+use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, config::Config, tool};
 use serde_json::{Value, json};
 
 /// Add two integers.

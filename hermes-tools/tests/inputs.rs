@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime};
 
 use hermes_tools::toolsets::ToolsetNameError;
 use hermes_tools::{
-    Composite, Config, DefinitionsRequest, Format, RegisterError, Tool, ToolContext, ToolRegistry,
-    tool,
+    DefinitionsRequest, Format, ToolContext, ToolRegistry, config::Config, registry::RegisterError,
+    tool, tool::Tool, toolsets::Composite,
 };
 use serde_json::{Value, json};
 
@@ -411,7 +411,7 @@ fn spill_bounds_are_config_keys_with_defaults() {
 #[cfg(feature = "mcp")]
 mod mcp {
     use hermes_tools::mcp::client::McpClients;
-    use hermes_tools::{Config, Selection, ToolContext, ToolRegistry};
+    use hermes_tools::{ToolContext, ToolRegistry, config::Config, toolsets::Selection};
     use serde_json::Value;
 
     const SERVER: &str = r#"

@@ -15,7 +15,7 @@ use hermes_tools::mcp::client::{
     BoxFuture, ElicitationReply, ElicitationRequest, Elicitor, McpClients, McpOptions, Sampler,
     SamplingReply, SamplingRequest, SamplingRole,
 };
-use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use third_party::everything_entry;
@@ -79,6 +79,7 @@ async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools:
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers_bounds() {
     let sampler = Arc::new(TestSampler::default());
     let options = McpOptions {
@@ -134,6 +135,7 @@ async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
     let sampler = Arc::new(TestSampler::default());
     let options = McpOptions {
@@ -184,6 +186,7 @@ async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does_not_ask() {
     let registry = ToolRegistry::new();
     let clients = McpClients::start(&registry, &everything(100, 10), &Selection::default()).await;
@@ -221,6 +224,7 @@ async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn an_elicitation_is_answered_by_the_agents_elicitor() {
     let mut values = Map::new();
     values.insert("name".into(), json!("Ada Lovelace"));

@@ -10,7 +10,7 @@ mod third_party;
 
 use hermes_tools::config::{Config, McpServerConfig};
 use hermes_tools::mcp::client::{McpClients, ServerState};
-use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use serde_json::json;
 use third_party::{everything_entry, installed_python};
 
@@ -19,6 +19,7 @@ async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the npm MCP server that `bash .ci/test` installs"]
 async fn a_servers_resources_and_prompts_are_read_through_its_utility_tools() {
     let entry = everything_entry();
     let registry = ToolRegistry::new();

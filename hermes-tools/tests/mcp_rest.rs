@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use fake::{Fake, config};
 use hermes_tools::config::McpServerConfig;
 use hermes_tools::mcp::client::{McpClients, ServerState};
-use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 
 async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::ToolAnswer {
     registry.call(name, args, &ToolContext::new()).await

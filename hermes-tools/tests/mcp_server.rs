@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use hermes_tools::hooks::Directive;
 use hermes_tools::mcp::server::{ServeError, ToolServer};
-use hermes_tools::{Annotations, Selection, Tool, ToolContent, ToolRegistry};
+use hermes_tools::{
+    ToolRegistry, call::ToolContent, tool::Annotations, tool::Tool, toolsets::Selection,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ErrorCode, JsonObject, ProtocolVersion,
     ServerNotification, SubscriptionFilter,

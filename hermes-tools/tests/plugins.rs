@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use hermes_tools::config::PluginsConfig;
 use hermes_tools::hooks::{Directive, HookKind};
 use hermes_tools::plugins::{Manifest, PluginContext, PluginKind, PluginManager, PluginStatus};
-use hermes_tools::{Composite, Tool, ToolContext, ToolRegistry, plugin, tool};
+use hermes_tools::{ToolContext, ToolRegistry, plugin, tool, tool::Tool, toolsets::Composite};
 use serde_json::json;
 
 // ---------------------------------------------------------------------------------------------

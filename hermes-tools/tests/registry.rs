@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
-use hermes_tools::{RegisterError, Tool, ToolContext, ToolRegistry, tool};
+use hermes_tools::{ToolContext, ToolRegistry, registry::RegisterError, tool, tool::Tool};
 use serde_json::json;
 
 fn tool(name: &str, toolset: &str) -> Tool {
@@ -293,8 +293,8 @@ fn deregister_exact_takes_back_only_what_it_added() {
 #[test]
 fn toolsets_and_aliases_bump_the_generation_only_when_they_change() {
     let registry = ToolRegistry::new();
-    let coding =
-        hermes_tools::Composite::new("coding", "Files and a shell.").with_includes(["files"]);
+    let coding = hermes_tools::toolsets::Composite::new("coding", "Files and a shell.")
+        .with_includes(["files"]);
     registry.register_toolset(coding.clone()).unwrap();
     registry.register_alias("time", "mcp-time").unwrap();
     let before = registry.generation();

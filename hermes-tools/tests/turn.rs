@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use hermes_tools::provider::ToolCall;
 use hermes_tools::{
-    Annotations, CallOptions, Config, Tool, ToolContext, ToolRegistry, Turn, TurnBudget,
-    TurnCancel, tool,
+    CallOptions, ToolContext, ToolRegistry, Turn, call::TurnBudget, config::Config,
+    provider::TurnCancel, tool, tool::Annotations, tool::Tool,
 };
 use parking_lot::Mutex;
 use serde_json::{Value, json};
@@ -605,7 +605,7 @@ mod mcp {
     use hermes_tools::config::{Config, McpServerConfig};
     use hermes_tools::mcp::client::McpClients;
     use hermes_tools::provider::ToolCall;
-    use hermes_tools::{Selection, ToolContext, ToolRegistry, Turn};
+    use hermes_tools::{ToolContext, ToolRegistry, Turn, toolsets::Selection};
 
     const LONG: &str = "mcp__everything__trigger_long_running_operation";
 
@@ -671,6 +671,7 @@ mod mcp {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    #[ignore = "needs the npm MCP server that `bash .ci/test` installs"]
     async fn a_servers_calls_overlap_only_when_its_config_allows_it() {
         // The tool says `readOnlyHint: true`; that alone does not make its calls overlap.
         let alone = four_operations(false).await;

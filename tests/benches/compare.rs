@@ -24,7 +24,7 @@ use std::process::Command;
 use criterion::{Criterion, criterion_group};
 // Linked, so that start-up discovers a real crate's tools besides the bench's own.
 use example_tools as _;
-use hermes_tools::{Config, DefinitionsRequest, Tool, ToolContext, ToolRegistry};
+use hermes_tools::{DefinitionsRequest, ToolContext, ToolRegistry, config::Config, tool::Tool};
 
 /// Set in the child process that `startup_process` times: it builds the registry and exits.
 const CHILD: &str = "HERMES_TOOLS_COMPARE_STARTUP_CHILD";

@@ -43,7 +43,7 @@ use criterion::{
 use hermes_tools::config::{Config, McpServerConfig};
 use hermes_tools::mcp::client::McpClients;
 use hermes_tools::mcp::server::ToolServer;
-use hermes_tools::{Selection, Tool, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, tool::Tool, toolsets::Selection};
 use hermes_tools_tests::add_tools::{RmcpServer, registry};
 use rmcp::model::{CallToolRequestParams, JsonObject};
 use rmcp::service::{RoleClient, RunningService};

@@ -6,7 +6,7 @@
 //! Both are `add` (sync) and `add_async` (async), taking integers `a` and `b` and answering
 //! their sum as text: `"42"` for 40 and 2.
 
-use hermes_tools::{Tool, ToolRegistry, tool};
+use hermes_tools::{ToolRegistry, tool, tool::Tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::tool_router;
 

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use hermes_tools::{
-    CallOptions, Config, DefinitionsRequest, Format, SchemaOverride, Tool, ToolContext,
-    ToolRegistry,
+    CallOptions, DefinitionsRequest, Format, ToolContext, ToolRegistry, config::Config,
+    tool::SchemaOverride, tool::Tool,
 };
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -225,9 +225,8 @@ fn strict_models_can_pass_delegate_task_its_arguments() {
     // And the lint says which tools are not strict.
     let findings = registry.lint();
     assert!(
-        findings
-            .iter()
-            .any(|f| f.tool == "delegate_task" && f.rule == hermes_tools::lint::Rule::StrictMode),
+        findings.iter().any(|f| f.tool == "delegate_task"
+            && f.rule == hermes_tools::definitions::lint::Rule::StrictMode),
         "{findings:?}"
     );
 

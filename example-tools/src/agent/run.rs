@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use hermes_tools::provider::{ReplyError, ToolCall, answer_messages, parse_calls};
 use hermes_tools::{
-    CallOptions, Definitions, DefinitionsRequest, Format, SelectionError, ToolContext,
-    ToolRegistry, Turn,
+    CallOptions, DefinitionsRequest, Format, ToolContext, ToolRegistry, Turn,
+    definitions::Definitions, toolsets::SelectionError,
 };
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@
 //! * **failed** when its answer is an error (bad arguments the repair could not save, an
 //!   unknown tool, a refusal, or the tool's own error);
 //! * **exact** when its arguments, parsed as JSON, pass
-//!   [`hermes_tools::validation::validate`] against the schema the model was shown, the very
+//!   [`hermes_tools::call::validate`] against the schema the model was shown, the very
 //!   check dispatch applies, so the two cannot disagree;
 //! * **repaired** otherwise: not valid as sent, yet the tool ran.
 
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::fmt;
 
 use hermes_tools::provider::ToolCall;
-use hermes_tools::{Definitions, ToolAnswer};
+use hermes_tools::{ToolAnswer, definitions::Definitions};
 use serde_json::Value;
 
 /// How one call's arguments fared.
@@ -77,9 +77,7 @@ impl Tally {
         let valid_as_sent = serde_json::from_str::<Value>(&call.arguments)
             .ok()
             .zip(self.schemas.get(&call.name))
-            .is_some_and(|(args, schema)| {
-                hermes_tools::validation::validate(&args, schema).is_ok()
-            });
+            .is_some_and(|(args, schema)| hermes_tools::call::validate(&args, schema).is_ok());
         if valid_as_sent {
             Outcome::Exact
         } else {

@@ -19,7 +19,7 @@
 
 use std::ffi::{OsStr, OsString};
 
-use hermes_tools::Config;
+use hermes_tools::config::Config;
 
 /// Variables every command inherits from the agent's environment (a trailing `*` is a prefix).
 pub const INHERITED: [&str; 11] = [

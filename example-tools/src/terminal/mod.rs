@@ -2,7 +2,7 @@
 //!
 //! ```no_run
 //! use example_tools::Workspace;
-//! use hermes_tools::{Config, ToolContext, ToolRegistry};
+//! use hermes_tools::{config::Config, ToolContext, ToolRegistry};
 //!
 //! let registry = ToolRegistry::linked();
 //! // The shell needs approval; an operator whose agent runs in a disposable container lifts it.
@@ -84,7 +84,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use hermes_tools::{SchemaContext, SchemaOverride, ToolContext, tool};
+use hermes_tools::{ToolContext, tool, tool::SchemaContext, tool::SchemaOverride};
 use serde::Serialize;
 
 pub use env::INHERITED as INHERITED_ENV;

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::LazyLock;
 
-use hermes_tools::redact;
+use hermes_tools::secrets::redact;
 use regex::Regex;
 
 use super::MAX_OUTPUT_CHARS;

@@ -2,7 +2,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 
 use hermes_tools::hooks::ApprovalRequest;
-use hermes_tools::{Config, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, config::Config};
 use serde_json::json;
 use tempfile::TempDir;
 

@@ -8,7 +8,7 @@
 //!
 //! ```
 //! # #[cfg(feature = "toml")] {
-//! use hermes_tools::Config;
+//! use hermes_tools::config::Config;
 //! use hermes_tools::config::McpTransport;
 //!
 //! let config = Config::from_toml_str(r#"
@@ -132,7 +132,7 @@ pub struct McpServerConfig {
 ///
 /// ```
 /// # #[cfg(feature = "toml")] {
-/// use hermes_tools::Config;
+/// use hermes_tools::config::Config;
 ///
 /// let config = Config::from_toml_str(r#"
 ///     [mcp_servers.tracker]
@@ -270,13 +270,13 @@ impl Default for SamplingConfig {
 }
 
 /// Default time to start (or reach) and initialise a server, in seconds.
-pub const DEFAULT_MCP_CONNECT_TIMEOUT_SECS: u64 = 30;
+pub(super) const DEFAULT_MCP_CONNECT_TIMEOUT_SECS: u64 = 30;
 
 /// Default time one MCP tool call may take, in seconds.
-pub const DEFAULT_MCP_CALL_TIMEOUT_SECS: u64 = 120;
+pub(super) const DEFAULT_MCP_CALL_TIMEOUT_SECS: u64 = 120;
 
 /// Default time between keepalive pings, in seconds.
-pub const DEFAULT_MCP_KEEPALIVE_SECS: u64 = 30;
+pub(super) const DEFAULT_MCP_KEEPALIVE_SECS: u64 = 30;
 
 impl McpServerConfig {
     /// A server started as `command args…`, with every other setting at its default.

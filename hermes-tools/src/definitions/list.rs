@@ -9,8 +9,8 @@ use std::sync::{Arc, OnceLock};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::formats::Format;
-use crate::schema::ParameterSchema;
+use crate::definitions::formats::Format;
+use crate::tool::schema::ParameterSchema;
 use crate::toolsets::Selection;
 
 /// Which tools to describe, and for which provider.
@@ -121,7 +121,7 @@ impl Definitions {
     /// The definition of the tool `name` in this list (a binary search, no copy).
     ///
     /// ```
-    /// use hermes_tools::{DefinitionsRequest, Format, Tool, ToolContext, ToolRegistry};
+    /// use hermes_tools::{DefinitionsRequest, Format, tool::Tool, ToolContext, ToolRegistry};
     /// use serde_json::{Value, json};
     ///
     /// let registry = ToolRegistry::new();

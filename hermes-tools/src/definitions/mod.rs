@@ -26,7 +26,7 @@
 //!
 //! The cache key is the selection and format; an entry holds while the registry generation
 //! and the config version are those it was computed at, and while every availability answer it
-//! used holds (see [`crate::availability`]). The cache is bounded (64 selections).
+//! used holds (see [`crate::toolsets::availability`]). The cache is bounded (64 selections).
 //!
 //! A dynamic override is evaluated on each computation: its description replaces the static
 //! one, its parameter fields are merged over the static schema (`properties` by name), and an
@@ -42,7 +42,11 @@
 //! lists. Without them, a call is judged by each tool's static schema.
 
 pub(crate) mod cache;
-mod list;
+pub(crate) mod formats;
+#[cfg(feature = "lint")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
+pub mod lint;
+pub(crate) mod list;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -51,14 +55,16 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::registry::{Snapshot, ToolRegistry};
-use crate::schema::ParameterSchema;
+use crate::ToolRegistry;
+use crate::registry::Snapshot;
+use crate::tool::schema::ParameterSchema;
 use crate::tool::{SchemaContext, SchemaOverride, Tool};
 use crate::toolsets::{Selection, SelectionError};
 
 use cache::{Entry, Freshness};
-use list::Listed;
-pub use list::{Definitions, DefinitionsRequest};
+pub use formats::UnknownFormat;
+pub use list::Definitions;
+use list::{DefinitionsRequest, Listed};
 
 impl ToolRegistry {
     /// The definitions of the available tools `request` selects, shaped for its format.

@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use super::manifest::{OutputFormat, ToolManifest};
-use crate::answer::ToolAnswer;
+use crate::call::answer::ToolAnswer;
 use crate::config::Config;
 use crate::tool::{Provenance, Tool};
 
@@ -213,7 +213,7 @@ impl Runner {
             message.push_str(stderr);
         }
         // The plugin's stderr may quote a credential.
-        tracing::warn!(tool = %self.tool, "{}", crate::redact(&message));
+        tracing::warn!(tool = %self.tool, "{}", crate::secrets::redact(&message));
         ToolAnswer::error(message)
     }
 }

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use crate::ToolRegistry;
 use crate::hooks::{CallRecord, Directive, HookId, HookKind, PendingCall};
-use crate::registry::{RegisterError, ToolRegistry};
+use crate::registry::RegisterError;
 use crate::tool::{Provenance, Tool, ToolBuilder};
 use crate::toolsets::Composite;
 

@@ -12,9 +12,9 @@ use super::compiled::{PLUGINS, PluginDecl};
 use super::context::{Added, PluginContext, PluginError};
 #[cfg(feature = "command-plugins")]
 use super::manifest::Manifest;
+use crate::ToolRegistry;
 use crate::config::PluginsConfig;
 use crate::hooks::{HookId, HookKind};
-use crate::registry::ToolRegistry;
 use crate::tool::Provenance;
 
 /// How a plugin is written.
@@ -323,7 +323,7 @@ impl PluginManager {
                 entry.added = Some(added);
             }
             Err(reason) => {
-                tracing::warn!(plugin = %entry.info.name, reason = %crate::redact(&reason), "plugin failed to load");
+                tracing::warn!(plugin = %entry.info.name, reason = %crate::secrets::redact(&reason), "plugin failed to load");
                 entry.info.status = PluginStatus::Failed(reason);
             }
         }
@@ -340,7 +340,7 @@ impl PluginManager {
             Ok(()) => ctx.finish().map_err(|err| err.to_string()),
             Err(payload) => {
                 ctx.abandon();
-                let message = crate::dispatch::panic_message(&*payload);
+                let message = crate::call::dispatch::panic_message(&*payload);
                 Err(PluginError::Panicked {
                     plugin: decl.name.to_owned(),
                     message,

@@ -268,7 +268,7 @@ impl ToolManifest {
     pub fn parameters_schema(&self) -> Value {
         match &self.parameters {
             Some(parameters) => Value::Object(parameters.clone()),
-            None => crate::schema::empty_object(),
+            None => crate::tool::schema::empty_object(),
         }
     }
 }

@@ -59,7 +59,7 @@
 //! ```
 //!
 //! A plugin's tools are built with [`PluginContext::tool_builder`] (or
-//! [`Tool::builder`](crate::Tool::builder)), which takes every option `#[tool]` has, or
+//! [`Tool::builder`](crate::tool::Tool::builder)), which takes every option `#[tool]` has, or
 //! declared with `#[tool(unlisted)]` and registered with
 //! `ctx.register_tool(Tool::from_decl(&FOO_TOOL))`: a plain `#[tool]` lands in the linked
 //! slice and would be registered whether or not the plugin is enabled.

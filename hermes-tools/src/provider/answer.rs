@@ -5,8 +5,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value, json};
 
 use super::{ToolCall, family, is_generated_id};
-use crate::answer::{ContentPart, ToolAnswer};
-use crate::formats::Format;
+use crate::call::answer::{ContentPart, ToolAnswer};
+use crate::definitions::formats::Format;
 
 /// The images OpenAI takes (chat completions and Responses alike), and Anthropic.
 const OPENAI_IMAGES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];

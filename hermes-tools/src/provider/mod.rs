@@ -8,7 +8,7 @@
 //!
 //! ```
 //! use hermes_tools::provider::{answer_messages, parse_calls};
-//! use hermes_tools::{Format, Tool, ToolContext, ToolRegistry};
+//! use hermes_tools::{Format, tool::Tool, ToolContext, ToolRegistry};
 //! use serde_json::{Value, json};
 //!
 //! let registry = ToolRegistry::new();
@@ -150,7 +150,7 @@
 
 use std::fmt;
 
-use crate::formats::Format;
+use crate::definitions::formats::Format;
 
 mod answer;
 mod at;
@@ -158,10 +158,12 @@ mod parse;
 mod stream;
 #[cfg(test)]
 mod tests;
+pub(crate) mod turn;
 
 pub use answer::answer_messages;
 pub use parse::parse_calls;
 pub use stream::CallAccumulator;
+pub use turn::TurnCancel;
 
 /// One tool call the model asked for, whatever the provider.
 ///

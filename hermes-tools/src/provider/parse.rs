@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::at::{At, object_arguments, text_arguments};
 use super::{ReplyError, ToolCall, family, generated_id};
-use crate::formats::Format;
+use crate::definitions::formats::Format;
 
 /// Every tool call in a provider's (non-streamed) reply, in the model's order. Empty when the
 /// reply has none (a final answer).

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::at::{At, or_empty_object};
 use super::parse::{self, anthropic_tool_use, responses_call_id};
 use super::{ReplyError, ToolCall, family};
-use crate::formats::Format;
+use crate::definitions::formats::Format;
 
 /// Streaming: assembles calls from a provider's stream events.
 ///

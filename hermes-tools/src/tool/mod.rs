@@ -3,20 +3,21 @@
 
 mod check;
 mod decl;
+pub(crate) mod discovery;
 mod output;
 mod rendered;
+pub(crate) mod schema;
 
 pub(crate) use rendered::definition as rendered_definition;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use crate::combinators::BoxFuture;
+use crate::call::combinators::BoxFuture;
 use serde_json::Value;
 
-use crate::answer::{IntoAnswer, ToolAnswer};
-use crate::context::ToolContext;
-use crate::schema;
+use crate::call::answer::{IntoAnswer, ToolAnswer};
+use crate::call::context::ToolContext;
 
 pub(crate) use check::SchemaFault;
 pub use decl::Provenance;
@@ -47,7 +48,7 @@ impl Annotations {
     /// (clients then assume the cautious defaults: may write, may destroy).
     ///
     /// ```
-    /// use hermes_tools::Annotations;
+    /// use hermes_tools::tool::Annotations;
     ///
     /// let read_only = Annotations { read_only: true, ..Annotations::default() };
     /// assert_eq!(read_only.mcp_hints(), Some(serde_json::json!({"readOnlyHint": true})));
@@ -71,7 +72,7 @@ impl Annotations {
     /// calls never interfere (each writes its own key) may declare `parallel`.
     ///
     /// ```
-    /// use hermes_tools::Annotations;
+    /// use hermes_tools::tool::Annotations;
     ///
     /// let read_only = Annotations { read_only: true, ..Annotations::default() };
     /// assert!(read_only.is_parallel_safe());
@@ -91,7 +92,7 @@ pub struct SchemaContext<'a> {
     /// The tools the definitions being computed include (the model sees these and only these),
     /// so a description may point at another tool exactly when it is present.
     pub selected: &'a std::collections::BTreeSet<String>,
-    config: &'a crate::Config,
+    config: &'a crate::config::Config,
 }
 
 impl<'a> SchemaContext<'a> {
@@ -99,18 +100,18 @@ impl<'a> SchemaContext<'a> {
     pub fn new(selected: &'a std::collections::BTreeSet<String>) -> Self {
         Self {
             selected,
-            config: crate::Config::shared_default(),
+            config: crate::config::Config::shared_default(),
         }
     }
 
     /// The same context under `config` (the registry's, when the registry asks).
-    pub fn with_config(self, config: &'a crate::Config) -> Self {
+    pub fn with_config(self, config: &'a crate::config::Config) -> Self {
         Self { config, ..self }
     }
 
     /// The configuration of the registry computing the definitions: a description may state
     /// a limit the operator set.
-    pub fn config(&self) -> &crate::Config {
+    pub fn config(&self) -> &crate::config::Config {
         self.config
     }
 }
@@ -239,7 +240,7 @@ impl Tool {
     /// Starts a tool built at run time (for plugins, MCP servers, tests).
     ///
     /// ```
-    /// use hermes_tools::{Tool, ToolContext, ToolRegistry};
+    /// use hermes_tools::{tool::Tool, ToolContext, ToolRegistry};
     /// use serde_json::json;
     ///
     /// let tool = Tool::builder("echo", "demo")
@@ -358,7 +359,7 @@ impl Tool {
         self.blocking
     }
     /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`; the config may
-    /// say otherwise, see [`Config::redacts_answers_of`](crate::Config::redacts_answers_of)).
+    /// say otherwise, see [`Config::redacts_answers_of`](crate::config::Config::redacts_answers_of)).
     pub fn is_raw_output(&self) -> bool {
         self.raw_output
     }
@@ -478,11 +479,11 @@ impl ToolBuilder {
     /// `"properties"`), valid against the Draft 2020-12 meta-schema, every `$ref` local and
     /// resolvable, nested at most 64 levels of objects and arrays deep.
     /// [`ToolRegistry::register`](crate::ToolRegistry::register) refuses the tool otherwise,
-    /// with [`RegisterError::InvalidSchema`](crate::RegisterError::InvalidSchema) naming the
+    /// with [`RegisterError::InvalidSchema`](crate::registry::RegisterError::InvalidSchema) naming the
     /// fault; `42`, `null` or `{"type": "array"}` never become "no parameters" silently.
     ///
     /// ```
-    /// use hermes_tools::{RegisterError, Tool, ToolRegistry};
+    /// use hermes_tools::{registry::RegisterError, tool::Tool, ToolRegistry};
     /// use serde_json::json;
     ///
     /// let tool = Tool::builder("list", "demo")
@@ -566,7 +567,7 @@ impl ToolBuilder {
     /// `read_only` says (see [`Annotations::is_parallel_safe`]).
     ///
     /// ```
-    /// use hermes_tools::{Annotations, Tool};
+    /// use hermes_tools::{tool::Annotations, tool::Tool};
     ///
     /// let ask = Tool::builder("ask_user", "demo")
     ///     .annotations(Annotations { read_only: true, ..Annotations::default() })

@@ -66,7 +66,7 @@ impl<R: ?Sized> NoOutputSchema for OutputProbe<R> {
 
 /// `T`'s schema when it describes an object (a struct, a map), else `None`: a string or a
 /// list answer has no structured form in MCP.
-pub fn object_schema<T: JsonSchema>() -> Option<Value> {
+pub(super) fn object_schema<T: JsonSchema>() -> Option<Value> {
     let generator = schemars::generate::SchemaSettings::draft2020_12().into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
     let object = schema.as_object_mut()?;
@@ -110,7 +110,8 @@ mod tests {
             None
         );
         assert_eq!(
-            (&&&OutputProbe::<Result<crate::ToolContent, String>>::new()).__hermes_output_schema(),
+            (&&&OutputProbe::<Result<crate::call::ToolContent, String>>::new())
+                .__hermes_output_schema(),
             None
         );
         assert_eq!(

@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use super::Tool;
-use crate::formats::{self, Format};
+use crate::definitions::formats::{self, Format};
 
 /// A tool's static definition in each [`Format`], rendered on first use and then shared by
 /// every list that includes the tool: computing a list assembles `Arc`s instead of rebuilding

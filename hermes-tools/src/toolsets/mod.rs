@@ -89,11 +89,13 @@ use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 
-use crate::nearest::nearest;
+use crate::toolsets::nearest::nearest;
 
 pub use self::names::{MAX_TOOLSET_NAME_CHARS, ToolsetNameError, check_toolset_name};
 
+pub mod availability;
 mod names;
+pub(crate) mod nearest;
 
 /// How many tools make a catalog index them; below, lookups scan the tools.
 const INDEX_FROM: usize = 64;

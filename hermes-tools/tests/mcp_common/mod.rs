@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hermes_tools::mcp::server::ToolServer;
-use hermes_tools::{Tool, ToolRegistry};
+use hermes_tools::{ToolRegistry, tool::Tool};
 use parking_lot::Mutex;
 use serde_json::{Value, json};
 

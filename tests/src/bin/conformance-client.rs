@@ -28,7 +28,7 @@ use hermes_tools::mcp::client::{
     AuthorizationPrompt, Authorizer, BoxFuture, ElicitationReply, ElicitationRequest, Elicitor,
     McpClients, McpOptions, ServerState,
 };
-use hermes_tools::{Selection, ToolContext, ToolRegistry};
+use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use serde_json::Map;
 
 /// Accepts every question with no value of its own: the client fills in the defaults.

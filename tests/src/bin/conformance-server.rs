@@ -10,8 +10,9 @@ use std::process::ExitCode;
 use std::sync::LazyLock;
 
 use hermes_tools::{
-    AskError, Elicitation, ElicitationReply, LogLevel, Prompt, ResourceBody, Sampling, Tool,
-    ToolContent, ToolContext, ToolRegistry, prompt, resource, tool,
+    ToolContext, ToolRegistry, call::AskError, call::Elicitation, call::ElicitationReply,
+    call::LogLevel, call::Sampling, call::ToolContent, mcp::prompts::Prompt,
+    mcp::resources::ResourceBody, prompt, resource, tool, tool::Tool,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -281,7 +282,7 @@ async fn test_elicitation_sep1330_enums(ctx: &ToolContext) -> Result<String, Ask
 /// * `uri` - The resource that changed.
 #[tool(toolset = "conformance", unlisted)]
 fn touch_resource(uri: String) -> Value {
-    hermes_tools::resources::updated(&uri);
+    hermes_tools::mcp::resources::updated(&uri);
     json!({"updated": uri})
 }
 

@@ -1,7 +1,7 @@
 //! Every `#[tool]` key and every `#[arg]` key on one async tool, with injected parameters
 //! (`blocking`, for sync tools only, is in `decl_abi.rs`).
 
-use hermes_tools::{SchemaContext, SchemaOverride, ToolContext, tool};
+use hermes_tools::{tool::SchemaContext, tool::SchemaOverride, ToolContext, tool};
 
 /// A value the agent provides to the tools it runs.
 pub struct Workspace {

@@ -18,12 +18,17 @@
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 use serde_json::{Map, Value, json};
 
-use crate::answer::{IntoAnswer, ToolAnswer, ToolContent};
+use crate::call::answer::{IntoAnswer, ToolAnswer, ToolContent};
 
 /// The answer for `result`, the result of tool `tool` of server `server`; `typed` when the
 /// tool declares an output schema: its structured result is then the answer as it is, so
 /// that the tool, served again with that schema, answers what the schema says.
-pub fn from_result(server: &str, tool: &str, result: CallToolResult, typed: bool) -> ToolAnswer {
+pub(super) fn from_result(
+    server: &str,
+    tool: &str,
+    result: CallToolResult,
+    typed: bool,
+) -> ToolAnswer {
     let mut texts = Vec::new();
     let mut images = Vec::new();
     for block in result.content {
@@ -132,7 +137,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::ContentPart;
+    use crate::call::ContentPart;
 
     fn result(
         content: Vec<ContentBlock>,

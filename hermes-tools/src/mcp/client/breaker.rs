@@ -19,11 +19,11 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::availability::Clock;
+use crate::toolsets::availability::Clock;
 
 /// Counts consecutive failures of one server and refuses calls while open.
 #[derive(Debug)]
-pub struct CircuitBreaker {
+pub(super) struct CircuitBreaker {
     threshold: u32,
     cooldown: Duration,
     clock: Arc<dyn Clock>,
@@ -38,7 +38,7 @@ struct State {
 
 /// The breaker is open: the call was not made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Open {
+pub(super) struct Open {
     /// Consecutive failures so far.
     pub failures: u32,
     /// How long until calls go through again.
@@ -48,7 +48,7 @@ pub struct Open {
 impl CircuitBreaker {
     /// A closed breaker that opens after `threshold` consecutive failures (at least 1) and
     /// stays open for `cooldown`, reading time from `clock`.
-    pub fn new(threshold: u32, cooldown: Duration, clock: Arc<dyn Clock>) -> Self {
+    pub(super) fn new(threshold: u32, cooldown: Duration, clock: Arc<dyn Clock>) -> Self {
         Self {
             threshold: threshold.max(1),
             cooldown,
@@ -58,7 +58,7 @@ impl CircuitBreaker {
     }
 
     /// `Ok` when a call may be made now (closed, or a probe after the cooldown).
-    pub fn admit(&self) -> Result<(), Open> {
+    pub(super) fn admit(&self) -> Result<(), Open> {
         let state = self.state.lock();
         let Some(opened_at) = state.opened_at else {
             return Ok(());
@@ -74,7 +74,7 @@ impl CircuitBreaker {
     }
 
     /// A call failed: count it, and open (or reopen) the breaker at the threshold.
-    pub fn record_failure(&self) {
+    pub(super) fn record_failure(&self) {
         let mut state = self.state.lock();
         state.failures = state.failures.saturating_add(1);
         if state.failures >= self.threshold {
@@ -83,13 +83,13 @@ impl CircuitBreaker {
     }
 
     /// A call succeeded, or the server reconnected: close the breaker.
-    pub fn record_success(&self) {
+    pub(super) fn record_success(&self) {
         *self.state.lock() = State::default();
     }
 
     /// Consecutive failures so far.
     #[cfg(test)]
-    pub fn failures(&self) -> u32 {
+    pub(super) fn failures(&self) -> u32 {
         self.state.lock().failures
     }
 }
@@ -97,7 +97,7 @@ impl CircuitBreaker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::availability::ManualClock;
+    use crate::toolsets::availability::ManualClock;
 
     fn breaker() -> (CircuitBreaker, Arc<ManualClock>) {
         let clock = Arc::new(ManualClock::new());
@@ -145,8 +145,8 @@ mod tests {
 
     #[test]
     fn module_example_holds() {
-        use crate::availability::ManualClock;
         use crate::mcp::client::breaker::CircuitBreaker;
+        use crate::toolsets::availability::ManualClock;
         use std::sync::Arc;
         use std::time::Duration;
 

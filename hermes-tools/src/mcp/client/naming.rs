@@ -11,22 +11,22 @@
 //! (Example: the unit test `module_example_holds`.)
 
 /// What every MCP tool name starts with.
-pub const TOOL_PREFIX: &str = "mcp__";
+pub(crate) const TOOL_PREFIX: &str = "mcp__";
 
 /// The longest tool name providers accept.
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+pub(super) const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// Hex digits of the hash that ends a shortened name.
 const HASH_DIGITS: usize = 8;
 
 /// The toolset of server `server`'s tools: `mcp-<server>`.
-pub fn toolset_name(server: &str) -> String {
+pub(super) fn toolset_name(server: &str) -> String {
     format!("mcp-{server}")
 }
 
 /// `value` with every character outside `[A-Za-z0-9_]` replaced by `_` (one per character,
 /// not per byte, so the result is ASCII).
-pub fn sanitize_component(value: &str) -> String {
+pub(super) fn sanitize_component(value: &str) -> String {
     value
         .chars()
         .map(|c| {
@@ -41,13 +41,13 @@ pub fn sanitize_component(value: &str) -> String {
 
 /// What the registry names of server `server`'s tools start with: `mcp__<server>__`, sanitised
 /// (a name shortened by its hash may have lost part of it).
-pub fn tool_prefix(server: &str) -> String {
+pub(super) fn tool_prefix(server: &str) -> String {
     format!("{TOOL_PREFIX}{}__", sanitize_component(server))
 }
 
 /// The registry name of tool `tool` of server `server`: `mcp__<server>__<tool>`, sanitised,
 /// shortened with a stable hash when over [`MAX_TOOL_NAME_LEN`] (see the [module docs](self)).
-pub fn tool_name(server: &str, tool: &str) -> String {
+pub(super) fn tool_name(server: &str, tool: &str) -> String {
     let full = format!(
         "{TOOL_PREFIX}{}__{}",
         sanitize_component(server),
@@ -74,7 +74,7 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 /// The name becomes a toolset (`mcp-<name>`) and an alias that operators type in
 /// comma-separated lists (`--disable time,web`), so anything else is refused rather than
 /// silently rewritten.
-pub fn is_valid_server_name(name: &str) -> bool {
+pub(super) fn is_valid_server_name(name: &str) -> bool {
     // The tool-name rule: a server name appears in toolset names, aliases and config keys.
     crate::registry::is_valid_tool_name(name)
 }

@@ -29,7 +29,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-use crate::schema::resolve_ref;
+use crate::tool::schema::resolve_ref;
 
 /// Keywords whose value maps names to schemas.
 const SCHEMA_MAPS: &[&str] = &[
@@ -91,7 +91,7 @@ const TYPES: &[&str] = &[
     "null", "boolean", "object", "array", "number", "integer", "string",
 ];
 
-/// Repairs a tool's input schema (see the [module docs](self)); `Err` says why it cannot be
+/// Repairs a tool's input schema; `Err` says why it cannot be
 /// published.
 pub fn normalise(schema: Option<&Map<String, Value>>) -> Result<Value, String> {
     let Some(schema) = schema.filter(|schema| !schema.is_empty()) else {

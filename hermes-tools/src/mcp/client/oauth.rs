@@ -19,7 +19,7 @@ use std::fmt;
 #[cfg(not(feature = "mcp-remote"))]
 pub(super) enum OAuth {}
 
-use crate::combinators::BoxFuture;
+use crate::call::combinators::BoxFuture;
 
 /// What the user is asked to approve when a server needs authorization.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -218,7 +218,7 @@ mod flow {
                     Ok(())
                 }
                 Err(why) => {
-                    tracing::warn!(server = %self.server, error = %crate::redact(&why), "MCP authorization failed");
+                    tracing::warn!(server = %self.server, error = %crate::secrets::redact(&why), "MCP authorization failed");
                     *self.failure.lock() = Some(why.clone());
                     Err(why)
                 }

@@ -36,9 +36,9 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::combinators::BoxFuture;
-// The replies and messages are the ones a tool's own questions use (`crate::asking`).
-pub use crate::asking::{ElicitationReply, SamplingMessageText, SamplingReply, SamplingRole};
+use crate::call::combinators::BoxFuture;
+// The replies and messages are the ones a tool's own questions use (`crate::call::asking`).
+pub use crate::call::asking::{ElicitationReply, SamplingMessageText, SamplingReply, SamplingRole};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -48,8 +48,8 @@ use serde_json::{Map, Value};
 
 use parking_lot::Mutex;
 
-use crate::availability::Clock;
 use crate::config::SamplingConfig;
+use crate::toolsets::availability::Clock;
 
 /// What a server asks the agent's model, within the server's limits.
 #[derive(Debug, Clone, PartialEq)]
@@ -245,7 +245,7 @@ impl Answerers {
         // The server is not trusted with what a provider's error may quote (a key).
         let reply = sampler.sample(request).await.map_err(|message| {
             McpError::internal_error(
-                format!("sampling failed: {}", crate::redact(&message)),
+                format!("sampling failed: {}", crate::secrets::redact(&message)),
                 None,
             )
         })?;

@@ -32,11 +32,11 @@ use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
 use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
-use crate::answer::ToolAnswer;
+use crate::ToolRegistry;
+use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
-use crate::registry::ToolRegistry;
 use crate::tool::{Provenance, Tool};
-use crate::{Annotations, ToolContext};
+use crate::{ToolContext, tool::Annotations};
 
 /// Time the pipeline's own timeout leaves over the MCP call timeout, so the call timeout (which
 /// cancels the request on the server and counts for the breaker) is the one that fires.
@@ -398,7 +398,7 @@ impl Server {
                     ServiceError::TransportSend(error) => super::session::transport_failure(error),
                     other => other.to_string(),
                 };
-                tracing::warn!(server = %name, tool = remote, error = %crate::redact(&failure), "MCP call failed");
+                tracing::warn!(server = %name, tool = remote, error = %crate::secrets::redact(&failure), "MCP call failed");
                 ToolAnswer::error(format!(
                     "MCP server {name:?} could not run {remote:?}: {failure}. Do not retry right away."
                 ))

@@ -181,7 +181,7 @@ impl StderrTail {
                     let line = String::from_utf8_lossy(&buf);
                     let line = line.trim_end();
                     // A server may print its own credentials on stderr.
-                    tracing::debug!(server = %server, "stderr: {}", crate::redact(line));
+                    tracing::debug!(server = %server, "stderr: {}", crate::secrets::redact(line));
                     let mut lines = lines.lock();
                     if lines.len() == STDERR_LINES {
                         lines.pop_front();

@@ -47,7 +47,7 @@ impl Stray {
         self.count += 1;
         let text = String::from_utf8_lossy(line).trim_end().to_owned();
         // A server may print its own credentials.
-        let text = crate::redact(&text).into_owned();
+        let text = crate::secrets::redact(&text).into_owned();
         if self.count == 1 {
             tracing::warn!(server, line = %text, "MCP server wrote a line that is not JSON-RPC on stdout; skipped");
         } else {

@@ -20,9 +20,9 @@ use rmcp::service::RoleClient;
 
 use super::session::{Handler, Running};
 use super::utility::Utility;
+use crate::ToolRegistry;
 use crate::config::McpTransport;
-use crate::registry::ToolRegistry;
-use crate::sanitize;
+use crate::secrets;
 
 /// How long a stopping connection may take to close before it is dropped (and killed).
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
@@ -247,7 +247,7 @@ async fn serve(
                     // A dead server also fails here; `closed` says so on the next turn.
                     Err(reason) => tracing::warn!(
                         server = %server.name,
-                        reason = %crate::redact(&reason),
+                        reason = %crate::secrets::redact(&reason),
                         "MCP tool refresh failed"
                     ),
                 }
@@ -303,7 +303,7 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
 }
 
 fn redacted(text: String) -> String {
-    sanitize::redact(&text).into_owned()
+    secrets::redact(&text).into_owned()
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value, json};
 
 use super::answer;
-use crate::answer::{IntoAnswer, ToolAnswer, ToolContent};
+use crate::call::answer::{IntoAnswer, ToolAnswer, ToolContent};
 
 /// One utility tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,12 +24,12 @@ use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::asking::{
+use crate::call::asking::{
     AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, SamplingRole,
 };
-use crate::combinators::BoxFuture;
-use crate::redact;
-use crate::sanitize::redact_json;
+use crate::call::combinators::BoxFuture;
+use crate::secrets::redact;
+use crate::secrets::redact_json;
 
 /// Asks the client of one session, on behalf of one call.
 pub(super) struct ClientAsker {

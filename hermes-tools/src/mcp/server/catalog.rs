@@ -22,10 +22,10 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{Value, json};
 
 use super::convert::content_block;
-use crate::answer::ContentPart;
-use crate::combinators::{BoxFuture, caught};
-use crate::prompts::{PROMPTS, PromptRole};
-use crate::resources::{self, RESOURCES, ResourceBody};
+use crate::call::answer::ContentPart;
+use crate::call::combinators::{BoxFuture, caught};
+use crate::mcp::prompts::{PROMPTS, PromptRole};
+use crate::mcp::resources::{self, RESOURCES, ResourceBody};
 
 /// Whether anything is linked to serve: the capabilities are declared only then.
 pub(super) fn has_resources() -> bool {
@@ -87,12 +87,15 @@ pub(super) async fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
         .await
         .map_err(|message| {
             ErrorData::internal_error(
-                format!("reading {uri:?} failed: {}", crate::redact(&message)),
+                format!(
+                    "reading {uri:?} failed: {}",
+                    crate::secrets::redact(&message)
+                ),
                 None,
             )
         })?;
     let contents = match body {
-        ResourceBody::Text(text) => ResourceContents::text(crate::redact(&text), uri),
+        ResourceBody::Text(text) => ResourceContents::text(crate::secrets::redact(&text), uri),
         ResourceBody::Blob(base64) => ResourceContents::blob(base64, uri),
     };
     Ok(ReadResourceResult::new(vec![
@@ -196,7 +199,7 @@ pub(super) fn list_prompts() -> ListPromptsResult {
 /// `prompts/get`.
 pub(super) async fn get(params: GetPromptRequestParams) -> Result<GetPromptResult, ErrorData> {
     let name = params.name.as_str();
-    let Some(declared) = crate::prompts::find(name) else {
+    let Some(declared) = crate::mcp::prompts::find(name) else {
         let known: Vec<&str> = PROMPTS.iter().map(|declared| declared.name).collect();
         return Err(ErrorData::invalid_params(
             format!(
@@ -229,7 +232,10 @@ pub(super) async fn get(params: GetPromptRequestParams) -> Result<GetPromptResul
         .await
         .map_err(|message| {
             ErrorData::internal_error(
-                format!("prompt {name:?} failed: {}", crate::redact(&message)),
+                format!(
+                    "prompt {name:?} failed: {}",
+                    crate::secrets::redact(&message)
+                ),
                 None,
             )
         })?;
@@ -253,10 +259,10 @@ pub(super) async fn get(params: GetPromptRequestParams) -> Result<GetPromptResul
 fn masked(part: &ContentPart) -> ContentPart {
     let mut part = part.clone();
     match &mut part {
-        ContentPart::Text { text } => *text = crate::redact(text).into_owned(),
+        ContentPart::Text { text } => *text = crate::secrets::redact(text).into_owned(),
         ContentPart::Resource {
             text: Some(text), ..
-        } => *text = crate::redact(text).into_owned(),
+        } => *text = crate::secrets::redact(text).into_owned(),
         _ => {}
     }
     part
@@ -266,7 +272,7 @@ fn masked(part: &ContentPart) -> ContentPart {
 pub(super) fn complete(params: &CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
     let completer = match &params.r#ref {
         Reference::Prompt(reference) => {
-            crate::prompts::find(&reference.name)
+            crate::mcp::prompts::find(&reference.name)
                 .ok_or_else(|| {
                     ErrorData::invalid_params(
                         format!("Unknown prompt: {:?}.", reference.name),

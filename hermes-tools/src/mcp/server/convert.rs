@@ -8,13 +8,13 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::answer::{ContentPart, ToolAnswer};
+use crate::call::answer::{ContentPart, ToolAnswer};
 use crate::tool::Tool;
 
 /// The dialect of every parameter schema the registry publishes (schemars' Draft 2020-12).
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
-/// The MCP annotations of `tool` (see [`Annotations::mcp_hints`](crate::Annotations::mcp_hints)).
+/// The MCP annotations of `tool` (see [`Annotations::mcp_hints`](crate::tool::Annotations::mcp_hints)).
 pub fn annotations(tool: &Tool) -> Option<ToolAnnotations> {
     hints(tool.annotations().mcp_hints().as_ref())
 }
@@ -24,7 +24,7 @@ fn hints(value: Option<&Value>) -> Option<ToolAnnotations> {
     value.and_then(|hints| serde_json::from_value(hints.clone()).ok())
 }
 
-/// One `tools/list` entry from a [`Format::Mcp`](crate::formats::Format::Mcp) definition,
+/// One `tools/list` entry from a [`Format::Mcp`](crate::definitions::formats::Format::Mcp) definition,
 /// which carries the tool's annotations and output schema.
 pub(super) fn tool(definition: &Value) -> McpTool {
     let name = definition["name"].as_str().unwrap_or_default().to_owned();
@@ -97,7 +97,7 @@ pub(super) fn held_to(result: CallToolResult, schema: Option<&Value>) -> CallToo
     }
     let fault = match &result.structured_content {
         None => "it is not a JSON object".to_owned(),
-        Some(value) => match crate::validation::validate(value, schema) {
+        Some(value) => match crate::call::validation::validate(value, schema) {
             Ok(()) => return result,
             Err(err) => err.to_string(),
         },
@@ -153,7 +153,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::answer::{IntoAnswer, ToolContent};
+    use crate::call::answer::{IntoAnswer, ToolContent};
     use crate::tool::Annotations;
 
     fn as_json(result: &CallToolResult) -> Value {

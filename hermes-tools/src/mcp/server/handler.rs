@@ -26,7 +26,7 @@ use super::polling::CallStream;
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, convert, jsonrpc};
 use crate::ToolContext;
-use crate::nearest::nearest;
+use crate::toolsets::nearest::nearest;
 
 /// The header that carries a Streamable HTTP session's id.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -76,8 +76,8 @@ impl ToolServer {
 
 /// What a running tool reported: progress, or a log message.
 enum Report {
-    Progress(crate::Progress),
-    Log(crate::LogLevel, String),
+    Progress(crate::call::Progress),
+    Log(crate::call::LogLevel, String),
 }
 
 /// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
@@ -96,11 +96,11 @@ async fn notify(
             params.total = progress.total;
             params.message = progress
                 .message
-                .map(|text| crate::redact(&text).into_owned());
+                .map(|text| crate::secrets::redact(&text).into_owned());
             context.peer.notify_progress(params).await
         }
         Report::Log(level, message) => {
-            let data = serde_json::Value::String(crate::redact(&message).into_owned());
+            let data = serde_json::Value::String(crate::secrets::redact(&message).into_owned());
             let mut params =
                 rmcp::model::LoggingMessageNotificationParam::new(level_of(level), data);
             params.logger = Some(tool.to_owned());
@@ -114,8 +114,8 @@ async fn notify(
 }
 
 /// MCP's name for a log level.
-fn level_of(level: crate::LogLevel) -> LoggingLevel {
-    use crate::LogLevel as L;
+fn level_of(level: crate::call::LogLevel) -> LoggingLevel {
+    use crate::call::LogLevel as L;
     match level {
         L::Debug => LoggingLevel::Debug,
         L::Info => LoggingLevel::Info,
@@ -129,8 +129,8 @@ fn level_of(level: crate::LogLevel) -> LoggingLevel {
 }
 
 /// Ours for MCP's log level.
-fn level_from(level: LoggingLevel) -> crate::LogLevel {
-    use crate::LogLevel as L;
+fn level_from(level: LoggingLevel) -> crate::call::LogLevel {
+    use crate::call::LogLevel as L;
     match level {
         LoggingLevel::Debug => L::Debug,
         LoggingLevel::Info => L::Info,

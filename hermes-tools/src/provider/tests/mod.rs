@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::*;
-use crate::answer::{IntoAnswer, ToolAnswer, ToolContent};
-use crate::formats::Format;
+use crate::call::answer::{IntoAnswer, ToolAnswer, ToolContent};
+use crate::definitions::formats::Format;
 
 mod answers;
 mod parse;

@@ -291,7 +291,7 @@ pub fn schema(fields: &'static [Field]) -> Value {
     let _restore = Restore(TABLE.with(|table| table.replace(fields)));
     // Through schemars' own root generation, so that `$defs`, the meta-schema and the
     // generator's transforms are exactly what they are for a derived struct.
-    crate::schema::generate::<FieldTable>()
+    crate::tool::schema::generate::<FieldTable>()
 }
 
 /// What schemars' derive writes in `json_schema` for a struct of `fields` with
@@ -453,7 +453,7 @@ mod tests {
 
     #[test]
     fn the_table_schema_is_schemars_derive() {
-        let derived = crate::schema::generate::<Derived>();
+        let derived = crate::tool::schema::generate::<Derived>();
         let table = schema(FIELDS);
         // Byte for byte, so the order of keys counts too.
         assert_eq!(table.to_string(), derived.to_string());
@@ -468,7 +468,7 @@ mod tests {
         struct Empty {}
         assert_eq!(
             schema(&[]).to_string(),
-            crate::schema::generate::<Empty>().to_string()
+            crate::tool::schema::generate::<Empty>().to_string()
         );
         assert!(parse::<()>("{}", &[], ()).is_ok());
         let err = parse::<()>(r#"{"a": 1}"#, &[], ()).unwrap_err().to_string();

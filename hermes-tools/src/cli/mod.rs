@@ -1,0 +1,872 @@
+//! The command-line interface over every tool a binary links (feature `cli`).
+//!
+//! An agent binary gets it in three lines:
+//!
+//! ```no_run
+//! use hermes_tools::ToolContext;
+//!
+//! fn main() -> std::process::ExitCode {
+//!     hermes_tools::cli::Cli::new()
+//!         .context(ToolContext::new().with_session_id("cli"))
+//!         .run()
+//! }
+//! ```
+//!
+//! Subcommands: `list` (every tool with emoji, its toolset, the composites including it,
+//! availability or why not, and provenance), `definitions [--toolsets a,b] [--disable c]
+//! [--format F]` (the tools array in a provider's shape), `toolsets` (each toolset and what it
+//! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
+//! (through the call pipeline; the exit status is 1 when the answer is an error; see below for
+//! approval), `plugins` (every plugin found: status, tools,
+//! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
+//! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
+//! MCP: on stdio, or on Streamable HTTP at a loopback address (any address with
+//! `--token-file PATH` or `--token-env NAME`: every request then needs a bearer token), printing
+//! `listening on http://ADDR/mcp` to stderr once bound; `--agent-loop-tools` serves `todo` and
+//! the other agent-loop tools, each MCP session with its own state; `--allow-origin`,
+//! `--max-sessions`, `--session-idle-secs` and `--max-message-bytes` set the limits of
+//! [`crate::mcp::server::ToolServer`]).
+//!
+//! `call` is the approval gate for a tool that needs approval (`terminal`, or one the config
+//! or a hook sends there): `--yes` (or `--approve`) approves every call; otherwise, when stdin
+//! is a terminal, a `y/N` prompt on stderr asks; when it is not, nobody can be asked, so the
+//! call is refused and stderr says to pass `--yes`. A gate the embedding binary set on its
+//! registry is kept (only `--yes` replaces it).
+//!
+//! `--config PATH` (or the environment variable `HERMES_TOOLS_CONFIG`) reads a config file and
+//! installs it before the command runs; a relative `plugins.dir` in it is relative to the
+//! file. Plugins are then loaded into the registry as the config says, so every command sees
+//! their tools.
+//!
+//! With feature `mcp`, the config's `[mcp_servers]` are then started (see
+//! [`crate::mcp::client`]) and run until the command is done, so every command sees their
+//! tools too; `list` ends with each server's state, and why a server failed or a tool of it was
+//! not registered. `definitions` and `serve` start only the servers their `--toolsets` and
+//! `--disable` leave on; `call` starts only the server of the tool it calls (none for a tool
+//! that is not a server's).
+
+#[cfg(feature = "mcp-remote")]
+mod authorize;
+#[cfg(feature = "mcp")]
+mod elicit;
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+
+use crate::DefinitionsRequest;
+use crate::call::pipeline::CallOptions;
+use crate::config::{Config, ConfigError};
+use crate::definitions::formats::Format;
+use crate::hooks::{ApprovalRequest, HookKind};
+use crate::plugins::{PluginManager, PluginStatus};
+use crate::{ToolContext, ToolRegistry};
+
+/// The environment variable naming a config file when `--config` is not given.
+pub const CONFIG_ENV: &str = "HERMES_TOOLS_CONFIG";
+
+#[derive(Parser)]
+#[command(about = "List, describe and call the tools linked into this binary")]
+struct Args {
+    /// A config file (TOML) to install before running; default: $HERMES_TOOLS_CONFIG, if set.
+    #[arg(long, global = true, value_name = "PATH")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+// Parsed once per process: the size of `serve`'s flags costs nothing.
+#[allow(clippy::large_enum_variant)]
+enum Command {
+    /// List every tool: emoji, name, toolset, availability (or why not) and where it is declared.
+    List,
+    /// Print the definitions of the available tools of the selected toolsets as JSON.
+    Definitions {
+        /// Comma-separated toolsets to include (default: all).
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Vec<String>,
+        /// Comma-separated toolsets to leave out.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// The provider format: openai, openai-strict, responses, anthropic, gemini, mcp.
+        #[arg(long, default_value = "openai")]
+        format: Format,
+    },
+    /// List toolsets (basic and composite) and the tools each resolves to.
+    Toolsets,
+    /// Check every tool's description and parameters against the lint rules.
+    Lint,
+    /// Call a tool with JSON arguments and print its answer.
+    Call {
+        /// The tool's name.
+        name: String,
+        /// The arguments, a JSON object (default `{}`).
+        #[arg(default_value = "{}")]
+        arguments: String,
+        /// Approve the call if it needs approval, without asking (default: ask on a terminal,
+        /// refuse otherwise).
+        #[arg(long, visible_alias = "approve")]
+        yes: bool,
+    },
+    /// List every plugin found: its status, and the tools, hooks and toolsets it added.
+    Plugins,
+    /// Serve the tools over MCP: on stdio, or on Streamable HTTP with `--http`.
+    #[cfg(feature = "mcp")]
+    Serve {
+        /// Comma-separated toolsets to serve (default: all).
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Vec<String>,
+        /// Comma-separated toolsets to leave out.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// Serve Streamable HTTP at this address (port 0: any free port) instead of stdio; the
+        /// endpoint is http://ADDR/mcp. Loopback only, unless tokens are required.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        #[command(flatten)]
+        limits: ServeFlags,
+    },
+}
+
+/// `serve`'s flags beyond the selection (see [`crate::mcp::server::ToolServer`]).
+#[cfg(feature = "mcp")]
+#[derive(clap::Args)]
+struct ServeFlags {
+    /// Serve the agent-loop tools (todo, memory, ...), each MCP session with its own state;
+    /// without it they are neither listed nor callable.
+    #[arg(long)]
+    agent_loop_tools: bool,
+    /// A browser origin allowed to call the HTTP endpoint besides loopback ones
+    /// (scheme://host[:port]); repeat or separate with commas.
+    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// How many HTTP sessions may live at once; another `initialize` is refused [default: 100].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_sessions: Option<u32>,
+    /// Seconds an HTTP session may stay idle before it ends [default: 1800].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    session_idle_secs: Option<u64>,
+    /// Require a bearer token on every HTTP request, from this file (one per line; `#`
+    /// comments): with it, `--http` may listen beyond loopback.
+    #[arg(long, value_name = "PATH", requires = "http")]
+    token_file: Option<std::path::PathBuf>,
+    /// Require a bearer token on every HTTP request, from this environment variable (tokens
+    /// separated by spaces or commas).
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "http",
+        conflicts_with = "token_file"
+    )]
+    token_env: Option<String>,
+    /// Require an OAuth access token on every HTTP request, issued by this authorization
+    /// server (its issuer URL) for this endpoint and checked by introspection: with it,
+    /// `--http` may listen beyond loopback.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_name = "URL",
+        requires_all = ["http", "oauth_client_id"],
+        conflicts_with_all = ["token_file", "token_env"]
+    )]
+    oauth_issuer: Option<String>,
+    /// The endpoint's public URL, which tokens must be issued for [default: http://ADDR/mcp].
+    #[cfg(feature = "mcp-remote")]
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    oauth_resource: Option<String>,
+    /// This server's client id at the authorization server, for introspection.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(long, value_name = "ID", requires = "oauth_issuer")]
+    oauth_client_id: Option<String>,
+    /// The environment variable holding its client secret.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "oauth_issuer",
+        default_value = "HERMES_OAUTH_CLIENT_SECRET"
+    )]
+    oauth_client_secret_env: String,
+    /// A scope every token must carry; repeat or separate with commas.
+    #[cfg(feature = "mcp-remote")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "SCOPE",
+        requires = "oauth_issuer"
+    )]
+    oauth_scope: Vec<String>,
+    /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
+    max_message_bytes: Option<u64>,
+}
+
+/// The CLI over a registry (the global one by default) and the context its calls receive.
+#[must_use]
+pub struct Cli {
+    /// `None`: the global registry, built only once tracing is set up, so that its warnings
+    /// (duplicate declarations) are printed.
+    registry: Option<ToolRegistry>,
+    context: ToolContext,
+    expected_toolsets: Vec<String>,
+}
+
+impl Default for Cli {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Cli {
+    /// A CLI over [`ToolRegistry::global`] with an empty context.
+    pub fn new() -> Self {
+        Self {
+            registry: None,
+            context: ToolContext::new(),
+            expected_toolsets: Vec::new(),
+        }
+    }
+
+    /// The registry the commands work on.
+    fn tools(&self) -> &ToolRegistry {
+        self.registry
+            .as_ref()
+            .unwrap_or_else(|| ToolRegistry::global_ref())
+    }
+
+    /// Uses another registry.
+    pub fn registry(mut self, registry: ToolRegistry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// The context every `call` receives (extensions such as a workspace root).
+    pub fn context(mut self, context: ToolContext) -> Self {
+        self.context = context;
+        self
+    }
+
+    /// Toolsets this binary is meant to link; `list` warns about any that is missing, which is
+    /// how a forgotten `use some_tools_crate as _;` shows itself.
+    pub fn expect_toolsets<S: Into<String>>(
+        mut self,
+        toolsets: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.expected_toolsets = toolsets.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Parses the process arguments and runs the command.
+    pub fn run(self) -> ExitCode {
+        self.run_from(std::env::args_os())
+    }
+
+    /// Parses `args` (the first is the program name) and runs the command.
+    pub fn run_from<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        init_tracing();
+        let args = match Args::try_parse_from(args) {
+            Ok(args) => args,
+            Err(err) => {
+                let _ = err.print();
+                return if err.use_stderr() {
+                    ExitCode::from(2)
+                } else {
+                    ExitCode::SUCCESS
+                };
+            }
+        };
+        let config_path = args
+            .config
+            .or_else(|| std::env::var_os(CONFIG_ENV).map(PathBuf::from));
+        let config = match config_path.map(|path| load_config(&path)).transpose() {
+            Ok(config) => config,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return ExitCode::from(2);
+            }
+        };
+        let registry = self.tools().clone();
+        if let Some(config) = config {
+            registry.set_config(config);
+        }
+        let mut plugins = PluginManager::new(&registry);
+        plugins.load(&registry.config().plugins);
+        // MCP servers start before the command, so every command sees their tools; the session
+        // keeps them running until the command is done.
+        #[cfg(feature = "mcp")]
+        let mcp = start_mcp(&registry, &args.command);
+        let stdout = io::stdout();
+        let mut out = stdout.lock();
+        let result = match args.command {
+            #[cfg(not(feature = "mcp"))]
+            Command::List => self.list(&mut out),
+            #[cfg(feature = "mcp")]
+            Command::List => self
+                .list(&mut out)
+                .and_then(|code| write_mcp_report(&mut out, mcp.as_ref()).map(|()| code)),
+            Command::Definitions {
+                toolsets,
+                disable,
+                format,
+            } => {
+                let request = DefinitionsRequest::all()
+                    .enable(toolsets)
+                    .disable(disable)
+                    .format(format);
+                self.definitions(&mut out, &request)
+            }
+            Command::Toolsets => self.toolsets(&mut out),
+            Command::Lint => self.lint(&mut out),
+            Command::Call {
+                name,
+                arguments,
+                yes,
+            } => self.call(&mut out, &name, &arguments, yes),
+            Command::Plugins => list_plugins(&mut out, &plugins),
+            #[cfg(feature = "mcp")]
+            Command::Serve {
+                toolsets,
+                disable,
+                http,
+                limits,
+            } => {
+                // stdout is the MCP channel on stdio: nothing else may write to it.
+                drop(out);
+                let selection = crate::toolsets::Selection {
+                    enabled: toolsets,
+                    disabled: disable,
+                };
+                Ok(self.serve(selection, http, limits))
+            }
+        };
+        match result {
+            Ok(code) => code,
+            // A closed pipe (`| head`) is not an error worth a message.
+            Err(err) if err.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    fn list(&self, out: &mut impl Write) -> io::Result<ExitCode> {
+        let snapshot = self.tools().snapshot();
+        let mut probe = self.tools().availability().probe();
+        let rows: Vec<[String; 6]> = snapshot.with_catalog(|catalog| {
+            // Every tool's toolsets in one pass: asking per tool would resolve them all again.
+            let memberships = catalog.memberships();
+            snapshot
+                .tools()
+                .map(|tool| {
+                    let status = match probe.check(tool) {
+                        Ok(()) => "available".to_owned(),
+                        Err(reason) => format!("unavailable: {reason}"),
+                    };
+                    // The composites (and other toolsets) that take the tool in, beside its own.
+                    let others: Vec<&str> = (memberships.get(tool.name()).into_iter())
+                        .flatten()
+                        .copied()
+                        .filter(|&toolset| toolset != tool.toolset())
+                        .collect();
+                    let included_in = if others.is_empty() {
+                        "-".to_owned()
+                    } else {
+                        others.join(",")
+                    };
+                    [
+                        tool.emoji().to_owned(),
+                        tool.name().to_owned(),
+                        tool.toolset().to_owned(),
+                        included_in,
+                        status,
+                        tool.provenance().to_string(),
+                    ]
+                })
+                .collect()
+        });
+        let width = |col: usize| {
+            rows.iter()
+                .map(|row| row[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        };
+        let (w1, w2, w3, w4) = (width(1), width(2), width(3), width(4));
+        writeln!(
+            out,
+            "{} tools (emoji, name, toolset, also in, availability, declared at)",
+            rows.len()
+        )?;
+        for [emoji, name, toolset, included_in, status, provenance] in &rows {
+            writeln!(
+                out,
+                "{emoji}  {name:<w1$}  {toolset:<w2$}  {included_in:<w3$}  {status:<w4$}  {provenance}"
+            )?;
+        }
+        for conflict in self.tools().conflicts() {
+            writeln!(
+                out,
+                "warning: tool {:?} is declared twice: kept {} (toolset {}), dropped {} (toolset {})",
+                conflict.name,
+                conflict.kept.1,
+                conflict.kept.0,
+                conflict.dropped.1,
+                conflict.dropped.0
+            )?;
+        }
+        let present = snapshot.with_catalog(|catalog| catalog.toolset_names());
+        for expected in &self.expected_toolsets {
+            if !present.contains(expected) {
+                writeln!(
+                    out,
+                    "warning: toolset {expected:?} is expected but no linked tool declares it; \
+                     is its crate named in the binary (`use the_crate as _;`)?"
+                )?;
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+
+    fn toolsets(&self, out: &mut impl Write) -> io::Result<ExitCode> {
+        let snapshot = self.tools().snapshot();
+        let mut failed = false;
+        snapshot.with_catalog(|catalog| {
+            for name in catalog.toolset_names() {
+                let kind = if snapshot.composites().contains_key(&name) {
+                    "composite"
+                } else {
+                    "basic"
+                };
+                match catalog.resolve(&name) {
+                    Ok(tools) => {
+                        let tools: Vec<_> = tools.into_iter().collect();
+                        writeln!(out, "{name} ({kind}): {}", tools.join(", "))?;
+                    }
+                    Err(err) => {
+                        failed = true;
+                        writeln!(out, "{name} ({kind}): error: {err}")?;
+                    }
+                }
+            }
+            for (alias, target) in snapshot.aliases() {
+                writeln!(out, "{alias} (alias): {target}")?;
+            }
+            io::Result::Ok(())
+        })?;
+        Ok(if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+
+    fn lint(&self, out: &mut impl Write) -> io::Result<ExitCode> {
+        let findings = self.tools().lint();
+        for finding in &findings {
+            writeln!(out, "{finding}")?;
+        }
+        if findings.is_empty() {
+            let count = self.tools().snapshot().tools().len();
+            writeln!(out, "lint: {count} tools, no findings")?;
+            Ok(ExitCode::SUCCESS)
+        } else {
+            writeln!(out, "lint: {} findings", findings.len())?;
+            Ok(ExitCode::FAILURE)
+        }
+    }
+
+    fn definitions(
+        &self,
+        out: &mut impl Write,
+        request: &DefinitionsRequest,
+    ) -> io::Result<ExitCode> {
+        match self.tools().definitions(request) {
+            Ok(definitions) => {
+                serde_json::to_writer_pretty(&mut *out, &definitions)?;
+                writeln!(out)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(err) => {
+                eprintln!("error: {err}");
+                Ok(ExitCode::from(2))
+            }
+        }
+    }
+
+    fn call(
+        &self,
+        out: &mut impl Write,
+        name: &str,
+        arguments: &str,
+        yes: bool,
+    ) -> io::Result<ExitCode> {
+        // The CLI is the agent loop here: it provides what agent-loop tools need (a todo store).
+        let options = CallOptions::new().from_agent_loop();
+        // The person at the keyboard is the approval gate, for this call only.
+        let registry = self.tools();
+        let previous = registry.approval_gate();
+        let install = yes || previous.is_none();
+        if install {
+            registry.set_approval_gate(Some(Arc::new(move |request: &ApprovalRequest<'_>| {
+                yes || ask_approval(request)
+            })));
+        }
+        // On a terminal, the tool's progress reports are drawn as a line on stderr.
+        let drawn = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let context = if io::IsTerminal::is_terminal(&io::stderr()) {
+            let drawn = Arc::clone(&drawn);
+            self.context.clone().with_progress(move |report| {
+                drawn.store(true, std::sync::atomic::Ordering::Relaxed);
+                eprint!("\r\x1b[2K{}", progress_line(report));
+            })
+        } else {
+            self.context.clone()
+        };
+        let answer = registry.call_blocking_with(name, arguments, &context, &options);
+        if drawn.load(std::sync::atomic::Ordering::Relaxed) {
+            // The progress line ends before the answer is printed.
+            eprintln!();
+        }
+        if install {
+            registry.set_approval_gate(previous);
+        }
+        writeln!(out, "{answer}")?;
+        Ok(if answer.is_error() {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+}
+
+/// Asks on stderr whether a call may run, when stdin is a terminal; refuses (saying how to
+/// approve) when it is not, since nobody can answer.
+fn ask_approval(request: &ApprovalRequest<'_>) -> bool {
+    let stdin = io::stdin();
+    if !io::IsTerminal::is_terminal(&stdin) {
+        eprintln!(
+            "{} needs approval ({}), and stdin is not a terminal to ask on: refused. \
+             Pass --yes to approve it.",
+            request.tool, request.reason
+        );
+        return false;
+    }
+    eprint!(
+        "{} needs approval ({}).\narguments: {}\nRun it? [y/N] ",
+        request.tool, request.reason, request.args
+    );
+    let _ = io::stderr().flush();
+    let mut answer = String::new();
+    if stdin.read_line(&mut answer).is_err() {
+        return false;
+    }
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// Starts the configured MCP servers the command's selection leaves on (none configured: none).
+#[cfg(feature = "mcp")]
+fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::client::McpSession> {
+    let config = registry.config();
+    if config.mcp_servers.is_empty() {
+        return None;
+    }
+    // A server whose toolset the command leaves out is not started at all.
+    let selection = match command {
+        Command::Definitions {
+            toolsets, disable, ..
+        }
+        | Command::Serve {
+            toolsets, disable, ..
+        } => crate::toolsets::Selection {
+            enabled: toolsets.clone(),
+            disabled: disable.clone(),
+        },
+        // A call needs the called tool's server only, and no server for a tool of ours.
+        Command::Call { name, .. } => match crate::mcp::client::server_of_tool(&config, name) {
+            Some(server) => crate::toolsets::Selection {
+                enabled: vec![server],
+                disabled: vec![],
+            },
+            None if name.starts_with(crate::mcp::client::TOOL_PREFIX) => {
+                // A name shortened past its server's part: every server may own it.
+                crate::toolsets::Selection::default()
+            }
+            None => return None,
+        },
+        _ => crate::toolsets::Selection::default(),
+    };
+    let mut options = crate::mcp::client::McpOptions::default();
+    // A server's question is asked on the terminal, when there is one to ask on.
+    if matches!(command, Command::Call { .. }) && io::IsTerminal::is_terminal(&io::stdin()) {
+        options.elicitor = Some(Arc::new(elicit::TerminalElicitor));
+    }
+    // A server's authorization is approved in a browser, its URL shown on the terminal.
+    #[cfg(feature = "mcp-remote")]
+    if io::IsTerminal::is_terminal(&io::stderr()) {
+        options.authorizer = Some(Arc::new(authorize::LoopbackAuthorizer));
+    }
+    match crate::mcp::client::McpSession::start_with(registry, &config, &selection, options) {
+        Ok(session) => Some(session),
+        Err(err) => {
+            eprintln!("warning: MCP servers not started: cannot start the async runtime: {err}");
+            None
+        }
+    }
+}
+
+/// The MCP servers' part of `list`: each server's state and the tools it could not register.
+#[cfg(feature = "mcp")]
+fn write_mcp_report(
+    out: &mut impl Write,
+    mcp: Option<&crate::mcp::client::McpSession>,
+) -> io::Result<()> {
+    let report = mcp
+        .map(crate::mcp::client::McpSession::report)
+        .unwrap_or_default();
+    if report.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "{} MCP servers", report.len())?;
+    for status in &report {
+        writeln!(out, "{status}")?;
+    }
+    Ok(())
+}
+
+#[cfg(feature = "mcp")]
+impl Cli {
+    fn serve(
+        &self,
+        selection: crate::toolsets::Selection,
+        http: Option<std::net::SocketAddr>,
+        flags: ServeFlags,
+    ) -> ExitCode {
+        use crate::mcp::server::{BearerTokens, ServeError, ToolServer};
+
+        // Each MCP session gets the context in a session of its own (see ToolServer).
+        let mut server = ToolServer::new(self.tools().clone())
+            .context(self.context.clone())
+            .selection(selection)
+            .agent_loop_tools(flags.agent_loop_tools)
+            .allow_origins(flags.allow_origin);
+        if let Some(sessions) = flags.max_sessions {
+            server = server.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
+        }
+        if let Some(secs) = flags.session_idle_secs {
+            server = server.session_idle_timeout(std::time::Duration::from_secs(secs));
+        }
+        if let Some(bytes) = flags.max_message_bytes {
+            server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        let tokens = match (&flags.token_file, &flags.token_env) {
+            (Some(path), _) => Some(BearerTokens::from_file(path)),
+            (None, Some(name)) => Some(BearerTokens::from_env(name)),
+            (None, None) => None,
+        };
+        match tokens {
+            Some(Ok(tokens)) => server = server.require_bearer(tokens),
+            Some(Err(err)) => {
+                eprintln!("error: bearer tokens refused: {err}");
+                return ExitCode::from(2);
+            }
+            None => {}
+        }
+        #[cfg(feature = "mcp-remote")]
+        if let Some(issuer) = flags.oauth_issuer {
+            let secret_env = flags.oauth_client_secret_env;
+            let Some(client_secret) = std::env::var(&secret_env).ok().filter(|s| !s.is_empty())
+            else {
+                eprintln!(
+                    "error: --oauth-issuer needs the client secret in the environment variable \
+                     {secret_env} (set it, or name another with --oauth-client-secret-env)"
+                );
+                return ExitCode::from(2);
+            };
+            server = server.require_oauth(crate::mcp::server::OAuthResourceConfig {
+                issuer,
+                resource: flags.oauth_resource,
+                client_id: flags.oauth_client_id.unwrap_or_default(),
+                client_secret,
+                scopes: flags.oauth_scope,
+            });
+        }
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => runtime,
+            Err(err) => {
+                eprintln!("error: cannot start the async runtime: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let served = runtime.block_on(async move {
+            match http {
+                None => server.serve_stdio().await,
+                Some(addr) => {
+                    let endpoint = server.bind_http(addr).await?;
+                    eprintln!("listening on {}", endpoint.url());
+                    endpoint.serve().await
+                }
+            }
+        });
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(
+                err @ (ServeError::Selection(_)
+                | ServeError::NotLoopback { .. }
+                | ServeError::Origin(_)),
+            ) => {
+                eprintln!("error: {err}");
+                ExitCode::from(2)
+            }
+            Err(err) => {
+                eprintln!("error: {err}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+/// Reads a config file; a relative `plugins.dir` is taken relative to the file, not to
+/// wherever the command happens to run.
+fn load_config(path: &Path) -> Result<Config, ConfigError> {
+    let mut config = Config::load(path)?;
+    if let (Some(dir), Some(base)) = (&mut config.plugins.dir, path.parent())
+        && dir.is_relative()
+    {
+        *dir = base.join(&*dir);
+    }
+    Ok(config)
+}
+
+fn list_plugins(out: &mut impl Write, plugins: &PluginManager) -> io::Result<ExitCode> {
+    let loaded = plugins.plugins().filter(|p| p.is_loaded()).count();
+    let failed = plugins
+        .plugins()
+        .filter(|p| matches!(p.status, PluginStatus::Failed(_)))
+        .count();
+    writeln!(
+        out,
+        "{} plugins: {loaded} loaded, {failed} failed",
+        plugins.plugins().len()
+    )?;
+    for plugin in plugins.plugins() {
+        writeln!(out, "{} ({}): {}", plugin.name, plugin.kind, plugin.status)?;
+        if !plugin.source.is_empty() {
+            writeln!(out, "  source: {}", plugin.source)?;
+        }
+        if !plugin.is_loaded() {
+            continue;
+        }
+        let hooks: Vec<&str> = plugin
+            .hooks
+            .iter()
+            .map(|(_, kind)| hook_kind(*kind))
+            .collect();
+        writeln!(out, "  tools: {}", or_none(&plugin.tools.join(", ")))?;
+        writeln!(out, "  hooks: {}", or_none(&hooks.join(", ")))?;
+        writeln!(out, "  toolsets: {}", or_none(&plugin.toolsets.join(", ")))?;
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn hook_kind(kind: HookKind) -> &'static str {
+    match kind {
+        HookKind::PreCall => "pre_call",
+        HookKind::PostCall => "post_call",
+        HookKind::Transform => "transform",
+    }
+}
+
+fn or_none(list: &str) -> &str {
+    if list.is_empty() { "none" } else { list }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    // A second initialisation (the CLI run twice in one process) is harmless.
+    // Every event is redacted whole before it reaches stderr, and so is a panic's message.
+    crate::secrets::logs::redact_panic_messages();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(|| crate::secrets::logs::RedactingWriter::new(io::stderr()))
+        // Colour only on a terminal: logs piped to a file or a test stay plain text.
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        .try_init();
+}
+
+/// A progress report as one line: a bar when the total is known, then the message (control
+/// characters left out: it is the tool's text, or a remote server's).
+fn progress_line(report: crate::call::Progress) -> String {
+    const WIDTH: usize = 30;
+    let line = match report.total.filter(|total| *total > 0.0) {
+        Some(total) => {
+            let share = (report.done / total).clamp(0.0, 1.0);
+            // Truncation toward zero is the point: a bar is full only when done.
+            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+            let filled = (share * WIDTH as f64) as usize;
+            format!(
+                "[{}{}] {:>3.0}%",
+                "#".repeat(filled),
+                "-".repeat(WIDTH - filled),
+                share * 100.0
+            )
+        }
+        None => format!("{}", report.done),
+    };
+    let message: String = report
+        .message
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(60)
+        .collect();
+    format!("{line} {message}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(done: f64, total: Option<f64>, message: &str) -> crate::call::Progress {
+        crate::call::Progress {
+            done,
+            total,
+            message: Some(message.to_owned()),
+        }
+    }
+
+    #[test]
+    fn a_progress_line_is_a_bar_when_the_total_is_known() {
+        let half = progress_line(report(50.0, Some(100.0), "halfway"));
+        assert_eq!(
+            half,
+            format!("[{}{}]  50% halfway", "#".repeat(15), "-".repeat(15))
+        );
+        let over = progress_line(report(7.0, Some(5.0), ""));
+        assert!(
+            over.starts_with(&format!("[{}] 100%", "#".repeat(30))),
+            "{over}"
+        );
+        assert_eq!(progress_line(report(3.0, None, "files")), "3 files");
+        let hostile = progress_line(report(1.0, None, "a\x1b]52;c;x\x07b"));
+        assert!(
+            !hostile.contains('\x1b') && !hostile.contains('\x07'),
+            "{hostile:?}"
+        );
+    }
+}

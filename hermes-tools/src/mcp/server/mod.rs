@@ -1,0 +1,620 @@
+//! The registry served over MCP: every selected tool, called through the call pipeline.
+//!
+//! A [`ToolServer`] is an `rmcp` [`ServerHandler`](rmcp::ServerHandler) over a
+//! [`ToolRegistry`]. Serve it on stdio (what MCP hosts spawn) or on Streamable HTTP, at a
+//! loopback address, or at any address when every request must carry a bearer token
+//! ([`require_bearer`](ToolServer::require_bearer)) or an OAuth access token
+//! (`require_oauth`, feature `mcp-remote`):
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use hermes_tools::mcp::server::ToolServer;
+//! use hermes_tools::{toolsets::Selection, ToolContext, ToolRegistry};
+//!
+//! struct Workspace(std::path::PathBuf);
+//!
+//! # async fn run() -> Result<(), hermes_tools::mcp::server::ServeError> {
+//! let server = ToolServer::new(ToolRegistry::global())
+//!     .context(ToolContext::new().with_extension(Workspace("/srv/project".into())))
+//!     .selection(Selection { enabled: vec!["files".into()], disabled: vec![] })
+//!     .session_idle_timeout(Duration::from_secs(600));
+//! server.serve_stdio().await
+//! # }
+//! ```
+//!
+//! What a client sees:
+//!
+//! - `tools/list`: the [`Format::Mcp`] definitions of the selected, available tools (the same
+//!   cached list an agent gets), each with the annotations of [`annotations`];
+//! - `tools/call`: the call goes through [`ToolRegistry::call_with`], judged by the listing the
+//!   client was given, so hooks, the approval gate, timeouts and answer budgets apply as
+//!   in-process. An error answer is a result with `isError: true` (the model reads it and
+//!   retries); a tool that is not listed is the JSON-RPC error -32602, naming the nearest listed
+//!   tools; params that are not a `tools/call`'s (`"name": 5`) are -32602 saying what is wrong.
+//!   A sync tool runs right on the session's async worker, as in `rmcp`'s own server (no
+//!   `block_in_place`, whose core handoff costs more than most tools): a sync tool that may
+//!   block for long declares `#[tool(blocking)]` and runs on the blocking pool under its timeout;
+//! - `elicitation/create` and `sampling/createMessage` to the client, when a tool asks with
+//!   [`ToolContext::elicit`](crate::ToolContext::elicit) or
+//!   [`sample`](crate::ToolContext::sample) and the client offered the capability on its
+//!   session (else the tool is told at once that nobody can be asked);
+//! - `notifications/tools/list_changed` when the listing changes (a plugin loads, an MCP server
+//!   refreshes, a config is installed), on sessions that began with `initialize` and on
+//!   `subscriptions/listen` streams of the 2026-07-28 protocol;
+//! - an answer to every message: text that is not JSON gets -32700, JSON that is not a message
+//!   -32600, a message over [`max_message_bytes`](ToolServer::max_message_bytes) -32600 (with
+//!   its id when it can be read), on stdio as on HTTP.
+//!
+//! # Sessions
+//!
+//! Every connection is a [`Session`] of its own: each stdio connection and each
+//! Streamable HTTP session (each `Mcp-Session-Id`) gets a fresh session id (`mcp-…`, the
+//! server's own: the HTTP session id is a client's key to its session and is not shown to
+//! tools) and an empty session state, which tools read with
+//! [`ToolContext::session_state`](crate::ToolContext::session_state). Two clients never see
+//! each other's state (`todo` lists, say), and a session's state is dropped when it ends: the
+//! client disconnects, sends DELETE, or stays idle past
+//! [`session_idle_timeout`](ToolServer::session_idle_timeout). A request of the 2026-07-28
+//! protocol over HTTP belongs to no session (that protocol has none), so a tool that keeps
+//! session state refuses it and says why.
+//!
+//! A [`ToolServer`] value serves one connection: a clone shares the registry and the
+//! configuration but starts a session of its own. [`serve_stdio`](ToolServer::serve_stdio) and
+//! [`bind_http`](ToolServer::bind_http) take care of this.
+//!
+//! # Streamable HTTP
+//!
+//! `rmcp` runs the protocol and its sessions; in front of it, the endpoint checks what a
+//! server reachable from a browser must, and answers every error with a JSON-RPC body:
+//!
+//! - with [`require_bearer`](ToolServer::require_bearer), `Authorization: Bearer` must carry
+//!   an accepted token: otherwise 401 with a `WWW-Authenticate: Bearer` challenge;
+//! - `Host` must name a loopback host (DNS rebinding; not checked with tokens, which a
+//!   rebinding page cannot send), and `Origin`, when sent, must be a
+//!   loopback origin or one allowed with [`allow_origins`](ToolServer::allow_origins):
+//!   otherwise 403;
+//! - a body that is not JSON is 400 with -32700, JSON that is not a message 400 with -32600, a
+//!   body over [`max_message_bytes`](ToolServer::max_message_bytes) 413 with -32600;
+//! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes)
+//!   ends; at most [`max_sessions`](ToolServer::max_sessions) (100) live at once, and an
+//!   `initialize` beyond that is **refused** (503, -32000, saying why) rather than evicting a
+//!   session a client may still be using: the idle timeout frees the places of clients that
+//!   left without a DELETE;
+//! - DELETE of a session answers 204 (404 for an unknown one).
+//!
+//! # Agent-loop tools
+//!
+//! The tools only an agent loop may run ([`Config::agent_loop_tools`](crate::config::Config::agent_loop_tools):
+//! `todo`, `memory`, `session_search`, `delegate_task`) are neither listed nor callable, unless
+//! the operator opts in with [`ToolServer::agent_loop_tools`] (`serve --agent-loop-tools`): the
+//! client is then the agent loop, and those tools keep their state per session as above.
+//!
+//! Both protocol eras are served: `rmcp` answers `server/discover` (which Python SDK 2.x clients
+//! send first) and the `initialize` handshake alike.
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use rmcp::ErrorData;
+use rmcp::model::Implementation;
+use rmcp::service::ServerInitializeError;
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+use crate::DefinitionsRequest;
+use crate::ToolRegistry;
+use crate::call::pipeline::CallOptions;
+use crate::config::Config;
+use crate::definitions::Definitions;
+use crate::definitions::formats::Format;
+use crate::toolsets::{Selection, SelectionError};
+use crate::{ToolContext, call::Session};
+
+mod ask;
+mod bearer;
+mod catalog;
+mod convert;
+mod handler;
+mod http;
+mod jsonrpc;
+mod origin;
+mod owners;
+mod polling;
+#[cfg(feature = "mcp-remote")]
+mod resource_server;
+mod stdio;
+mod watch;
+
+pub use bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
+pub use convert::annotations;
+pub use http::HttpEndpoint;
+pub use origin::InvalidOrigin;
+#[cfg(feature = "mcp-remote")]
+pub use resource_server::{OAuthResourceConfig, ResourceServerError};
+
+/// How often a connection looks for a changed listing, unless set with
+/// [`ToolServer::poll_interval`].
+pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The longest message read, unless set with [`ToolServer::max_message_bytes`]: 16 MiB, as
+/// `rmcp` (and its HTTP client's largest event).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The smallest limit [`ToolServer::max_message_bytes`] takes (an `initialize` must fit).
+pub const MIN_MAX_MESSAGE_BYTES: usize = 1024;
+
+/// How long an HTTP session may stay idle before it ends, unless set with
+/// [`ToolServer::session_idle_timeout`]: 30 minutes.
+pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+/// How many HTTP sessions may live at once, unless set with [`ToolServer::max_sessions`].
+pub const DEFAULT_MAX_SESSIONS: usize = 100;
+
+/// The registry as an MCP server, for one connection (see [Sessions](self#sessions)).
+///
+/// Cloning is cheap: clones share the registry and configuration, and each clone is a new
+/// session.
+pub struct ToolServer {
+    registry: ToolRegistry,
+    context: ToolContext,
+    selection: Selection,
+    options: CallOptions,
+    agent_loop_tools: bool,
+    poll_interval: Duration,
+    limits: Limits,
+    implementation: Implementation,
+    instructions: Option<String>,
+    /// The registry generation when a `subscriptions/listen` request was last accepted: the
+    /// acknowledgment reaches the client before `listen` runs, so a change the client makes
+    /// in between must still be announced.
+    accepted_at: Arc<AtomicU64>,
+    /// This connection's context: `context` in a session of its own, made on first use.
+    session: OnceLock<ToolContext>,
+    /// The least severe log message this connection's client is sent (`logging/setLevel`;
+    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index.
+    log_level: Arc<std::sync::atomic::AtomicU8>,
+}
+
+/// What bounds a connection's input and the HTTP sessions.
+#[derive(Clone, Debug)]
+struct Limits {
+    max_message_bytes: usize,
+    session_idle_timeout: Duration,
+    max_sessions: usize,
+    allowed_origins: Vec<String>,
+    /// The tokens every HTTP request must carry (none: loopback only, no token asked).
+    bearer: Option<Arc<BearerTokens>>,
+    /// OAuth resource-server mode, when required.
+    #[cfg(feature = "mcp-remote")]
+    oauth: Option<OAuthResourceConfig>,
+}
+
+impl Clone for ToolServer {
+    /// Another connection's server: same registry and configuration, a session of its own.
+    fn clone(&self) -> Self {
+        Self {
+            registry: self.registry.clone(),
+            context: self.context.clone(),
+            selection: self.selection.clone(),
+            options: self.options.clone(),
+            agent_loop_tools: self.agent_loop_tools,
+            poll_interval: self.poll_interval,
+            limits: self.limits.clone(),
+            implementation: self.implementation.clone(),
+            instructions: self.instructions.clone(),
+            accepted_at: Arc::clone(&self.accepted_at),
+            session: OnceLock::new(),
+            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
+                crate::call::LogLevel::Info as u8,
+            )),
+        }
+    }
+}
+
+impl fmt::Debug for ToolServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolServer")
+            .field("registry", &self.registry)
+            .field("selection", &self.selection)
+            .field("agent_loop_tools", &self.agent_loop_tools)
+            .field("poll_interval", &self.poll_interval)
+            .field("limits", &self.limits)
+            .field(
+                "session",
+                &self.session.get().and_then(ToolContext::session_id),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The selection names an unknown toolset (or is otherwise invalid).
+    #[error(transparent)]
+    Selection(#[from] SelectionError),
+    /// Streamable HTTP was asked for on an address other than loopback.
+    #[error(
+        "refusing to serve MCP on {addr} without authentication: give bearer tokens (`serve \
+         --token-file PATH` or `--token-env NAME`; `ToolServer::require_bearer`) or OAuth (`serve \
+         --oauth-issuer URL`; `ToolServer::require_oauth`), or listen on a \
+         loopback address (127.0.0.0/8 or [::1]), such as 127.0.0.1:{port}",
+        port = addr.port()
+    )]
+    NotLoopback {
+        /// The refused address.
+        addr: SocketAddr,
+    },
+    /// OAuth resource-server mode could not start (the authorization server's metadata).
+    #[cfg(feature = "mcp-remote")]
+    #[error("cannot serve MCP with OAuth: {0}")]
+    Authorization(#[from] ResourceServerError),
+    /// An entry of [`ToolServer::allow_origins`] is not an origin.
+    #[error("cannot serve MCP over HTTP: an allowed origin is invalid: {0}")]
+    Origin(#[from] InvalidOrigin),
+    /// The address could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The client went away or misbehaved before the session began.
+    #[error("the MCP session did not start: {0}")]
+    Initialize(#[source] Box<ServerInitializeError>),
+    /// The connection or listener failed while serving.
+    #[error("MCP server I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The session's task ended abnormally.
+    #[error("the MCP session task failed: {0}")]
+    Task(#[from] tokio::task::JoinError),
+}
+
+impl ToolServer {
+    /// A server over `registry` (a handle: the server shares the registry with its caller).
+    pub fn new(registry: ToolRegistry) -> Self {
+        Self {
+            registry,
+            context: ToolContext::new(),
+            selection: Selection::default(),
+            options: CallOptions::default(),
+            agent_loop_tools: false,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            limits: Limits {
+                max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+                session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+                max_sessions: DEFAULT_MAX_SESSIONS,
+                allowed_origins: Vec::new(),
+                bearer: None,
+                #[cfg(feature = "mcp-remote")]
+                oauth: None,
+            },
+            implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            accepted_at: Arc::default(),
+            session: OnceLock::new(),
+            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
+                crate::call::LogLevel::Info as u8,
+            )),
+        }
+    }
+
+    /// The context every call receives (extensions such as a workspace root). Its session, if
+    /// it has one, is replaced: each connection is a session of its own.
+    #[must_use]
+    pub fn context(mut self, context: ToolContext) -> Self {
+        self.context = context;
+        self.session = OnceLock::new();
+        self
+    }
+
+    /// The toolsets served (default: every toolset).
+    #[must_use]
+    pub fn selection(mut self, selection: Selection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// How calls go through the pipeline (hooks skipped, a turn budget, ...). Whether the
+    /// agent-loop tools are served is decided by [`agent_loop_tools`](Self::agent_loop_tools)
+    /// alone, whatever `options` says.
+    #[must_use]
+    pub fn call_options(mut self, options: CallOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Serves the agent-loop tools (`todo`, `memory`, ..., see
+    /// [`Config::agent_loop_tools`](crate::config::Config::agent_loop_tools)): listed, and called as
+    /// from the agent loop, each connection with its own session state. Off by default: a
+    /// client of an MCP server is usually not the loop those tools belong to.
+    ///
+    /// ```
+    /// use hermes_tools::ToolRegistry;
+    /// use hermes_tools::mcp::server::ToolServer;
+    ///
+    /// let server = ToolServer::new(ToolRegistry::new()).agent_loop_tools(true);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn agent_loop_tools(mut self, serve: bool) -> Self {
+        self.agent_loop_tools = serve;
+        self
+    }
+
+    /// How often each connection checks whether its listing changed.
+    #[must_use]
+    pub fn poll_interval(mut self, interval: Duration) -> Self {
+        self.poll_interval = interval.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The longest message read, in bytes (default [`DEFAULT_MAX_MESSAGE_BYTES`], at least
+    /// [`MIN_MAX_MESSAGE_BYTES`]): a line on stdio, a request body on HTTP. A longer one is
+    /// not read, and is answered with the JSON-RPC error -32600 naming the limit (HTTP 413),
+    /// with the request's id when it comes before its params, as SDK clients write it. Memory
+    /// held per connection for input stays under this bound.
+    #[must_use]
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.limits.max_message_bytes = bytes.max(MIN_MAX_MESSAGE_BYTES);
+        self
+    }
+
+    /// How long an HTTP session may go without a request before it ends and its state is
+    /// dropped (default [`DEFAULT_SESSION_IDLE_TIMEOUT`]); its id then answers 404, which
+    /// clients take as "start a new session". Stdio connections end when the client closes
+    /// them.
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.limits.session_idle_timeout = idle.max(Duration::from_millis(1));
+        self
+    }
+
+    /// How many HTTP sessions may live at once (default [`DEFAULT_MAX_SESSIONS`], at least
+    /// one). An `initialize` beyond that is refused (HTTP 503, JSON-RPC error -32000 saying
+    /// so); no live session is evicted to make room.
+    #[must_use]
+    pub fn max_sessions(mut self, sessions: usize) -> Self {
+        self.limits.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// Every HTTP request must carry one of `tokens` as `Authorization: Bearer <token>`, or
+    /// it is answered 401 with a `WWW-Authenticate: Bearer` challenge; and
+    /// [`bind_http`](Self::bind_http) may then listen on any address, not only loopback. With
+    /// tokens the `Host` header is not checked (a DNS-rebinding page cannot send the token);
+    /// the `Origin` check stays. Serve TLS in front of it (README, "Serving beyond one machine").
+    ///
+    /// ```
+    /// use hermes_tools::ToolRegistry;
+    /// use hermes_tools::mcp::server::{BearerTokens, ToolServer};
+    ///
+    /// let tokens = BearerTokens::new(["0123456789abcdef0123456789abcdef"]).unwrap();
+    /// let server = ToolServer::new(ToolRegistry::new()).require_bearer(tokens);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn require_bearer(mut self, tokens: BearerTokens) -> Self {
+        self.limits.bearer = Some(Arc::new(tokens));
+        self
+    }
+
+    /// Makes every HTTP request carry an access token from the authorization server of
+    /// `config` (OAuth 2.1 resource-server mode, feature `mcp-remote`): the endpoint publishes
+    /// its protected-resource metadata and checks each token by introspection (see
+    /// [`OAuthResourceConfig`]). Like [`require_bearer`](Self::require_bearer), it lets
+    /// [`bind_http`](Self::bind_http) listen beyond loopback.
+    #[cfg(feature = "mcp-remote")]
+    pub fn require_oauth(mut self, config: OAuthResourceConfig) -> Self {
+        self.limits.oauth = Some(config);
+        self
+    }
+
+    /// Browser origins allowed to call the HTTP endpoint besides loopback ones, each
+    /// `scheme://host[:port]` (or `null`), matched exactly. Requests with any other `Origin`
+    /// are refused with 403; requests without one (SDKs, `curl`) are served. Checked by
+    /// [`bind_http`](Self::bind_http).
+    #[must_use]
+    pub fn allow_origins<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
+        self.limits.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The name and version the server reports (default: `hermes-tools` and this crate's version).
+    #[must_use]
+    pub fn implementation(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
+        self.implementation = Implementation::new(name, version);
+        self
+    }
+
+    /// Instructions for the client's model, sent when a session begins.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// The registry served.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.registry
+    }
+
+    /// Serves one client on stdin/stdout until it disconnects.
+    ///
+    /// # Errors
+    ///
+    /// An invalid selection (checked before reading anything), a client that leaves before
+    /// the session begins, or a failed session task.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let (read, write) = rmcp::transport::stdio_pipes();
+        self.serve_connection(read, write).await
+    }
+
+    /// Serves one client on a byte stream, one JSON-RPC message per line (what
+    /// [`serve_stdio`](Self::serve_stdio) does with stdin and stdout), until it disconnects.
+    /// The connection is one session.
+    ///
+    /// ```
+    /// # use hermes_tools::{ToolRegistry, mcp::server::ToolServer};
+    /// # use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let (server_end, client_end) = tokio::io::duplex(4096);
+    /// let (read, write) = tokio::io::split(server_end);
+    /// tokio::spawn(ToolServer::new(ToolRegistry::new()).serve_connection(read, write));
+    ///
+    /// let (client_read, mut client_write) = tokio::io::split(client_end);
+    /// client_write.write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \n").await.unwrap();
+    /// let mut answer = String::new();
+    /// BufReader::new(client_read).read_line(&mut answer).await.unwrap();
+    /// assert!(answer.contains("-32700"), "{answer}");
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As for [`serve_stdio`](Self::serve_stdio).
+    pub async fn serve_connection<R, W>(self, read: R, write: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Send + Unpin + 'static,
+        W: AsyncWrite + Send + Unpin + 'static,
+    {
+        use rmcp::ServiceExt as _;
+
+        self.check()?;
+        let transport = stdio::LineTransport::new(read, write, self.limits.max_message_bytes);
+        let running = self
+            .serve(transport)
+            .await
+            .map_err(|err| ServeError::Initialize(Box::new(err)))?;
+        running.waiting().await?;
+        Ok(())
+    }
+
+    /// Binds Streamable HTTP at `addr` (port 0 picks a free port); serve it with
+    /// [`HttpEndpoint::serve`]. The endpoint is `http://ADDR/mcp`; see
+    /// [Streamable HTTP](self#streamable-http) for what it checks.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::NotLoopback`] for an address that is not loopback when no token is
+    /// required ([`require_bearer`](Self::require_bearer)), an invalid selection or allowed
+    /// origin, or a failed bind.
+    pub async fn bind_http(self, addr: SocketAddr) -> Result<HttpEndpoint, ServeError> {
+        if !addr.ip().is_loopback() && !self.authenticates() {
+            return Err(ServeError::NotLoopback { addr });
+        }
+        self.check()?;
+        let origins = origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
+        HttpEndpoint::bind(self, origins, addr).await
+    }
+
+    /// Whether every HTTP request must be authenticated (bearer tokens, or OAuth).
+    fn authenticates(&self) -> bool {
+        #[cfg(feature = "mcp-remote")]
+        if self.limits.oauth.is_some() {
+            return true;
+        }
+        self.limits.bearer.is_some()
+    }
+
+    /// The context of a call on this connection: the configured one, in this connection's
+    /// session (made on first use).
+    fn session_context(&self) -> &ToolContext {
+        self.session.get_or_init(|| {
+            self.context
+                .clone()
+                .with_session(Session::new(next_session_id()))
+        })
+    }
+
+    /// The tools a client is shown: the selection's available tools, in the MCP format,
+    /// without the agent-loop tools unless the operator opted in.
+    /// Checks made before serving: the selection resolves; a likely mistake is logged.
+    fn check(&self) -> Result<(), SelectionError> {
+        if self.options.is_from_agent_loop() && !self.agent_loop_tools {
+            tracing::warn!(
+                "the MCP server's call options say `from_agent_loop`, but agent-loop tools are \
+                 served only with ToolServer::agent_loop_tools(true): they stay hidden"
+            );
+        }
+        self.listing().map(drop)
+    }
+
+    fn listing(&self) -> Result<Listing, SelectionError> {
+        let request = DefinitionsRequest {
+            selection: self.selection.clone(),
+            format: Format::Mcp,
+        };
+        // Per call: the shared config, not a copy of its list (a `tools/call` takes a listing).
+        let hiding = (!self.agent_loop_tools).then(|| self.registry.config());
+        Ok(Listing {
+            definitions: self.registry.definitions(&request)?,
+            hiding,
+        })
+    }
+
+    fn listing_or_error(&self) -> Result<Listing, ErrorData> {
+        self.listing()
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+}
+
+/// A session id no other session of this process has had, and unlikely to recur in another
+/// run (a tool may name files after it): `mcp-<run>-<n>`.
+fn next_session_id() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    static RUN: OnceLock<u64> = OnceLock::new();
+    let run = RUN.get_or_init(|| {
+        use std::hash::{BuildHasher, Hasher};
+        // RandomState is seeded from the OS: a different value each run, no extra dependency.
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    });
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    format!("mcp-{:08x}-{n}", run & 0xffff_ffff)
+}
+
+/// The tools a client is shown: the registry's shared, cached definitions, less the hidden
+/// ones (filtered on the fly, so the common case copies nothing).
+#[derive(Clone)]
+struct Listing {
+    definitions: Definitions,
+    /// The config whose agent-loop tools are hidden; `None` when they are served.
+    hiding: Option<Arc<Config>>,
+}
+
+impl Listing {
+    /// The tools hidden from the client.
+    fn hidden(&self) -> &[String] {
+        self.hiding
+            .as_deref()
+            .map_or(&[], |config| &config.agent_loop_tools)
+    }
+
+    /// Each listed definition with its name, in name order.
+    fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        let hidden = self.hidden();
+        self.definitions
+            .names()
+            .zip(self.definitions.iter())
+            .filter(move |(name, _)| !hidden.iter().any(|hidden| hidden == name))
+    }
+
+    /// Whether `name` is listed: a binary search of the definitions, then the hidden few.
+    fn contains(&self, name: &str) -> bool {
+        self.definitions.contains(name) && !self.hidden().iter().any(|hidden| hidden == name)
+    }
+}
+
+impl PartialEq for Listing {
+    /// The same tools shown: what a change announcement is about.
+    fn eq(&self, other: &Self) -> bool {
+        self.definitions == other.definitions && self.hidden() == other.hidden()
+    }
+}

@@ -1,0 +1,442 @@
+//! A model turn: every tool call of one reply run through the pipeline, concurrently where
+//! that is safe, answered in the model's order.
+//!
+//! The rules are documented on [`Turn`], where users read them.
+
+use std::ops::Range;
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use tokio::sync::Notify;
+
+use crate::ToolRegistry;
+use crate::call::answer::ToolAnswer;
+use crate::call::budget::TurnBudget;
+use crate::call::combinators::{bounded, unless};
+use crate::call::context::ToolContext;
+use crate::call::pipeline::CallOptions;
+use crate::provider::ToolCall;
+#[cfg(doc)]
+use crate::tool::Tool;
+
+/// Calls of one batch running at once when the turn does not say (Hermes' tool worker pool
+/// holds 8 threads).
+const DEFAULT_MAX_CONCURRENCY: usize = 8;
+
+/// A model turn: every tool call of one reply run through the pipeline, concurrently where
+/// that is safe, answered in the model's order.
+///
+/// ```
+/// use hermes_tools::provider::ToolCall;
+/// use hermes_tools::{tool::Tool, ToolContext, ToolRegistry, Turn};
+/// use serde_json::json;
+///
+/// let registry = ToolRegistry::new();
+/// registry
+///     .register(
+///         Tool::builder("weather", "demo")
+///             .description("Today's weather in a city.")
+///             .parameters(json!({"type": "object", "properties": {"city": {"type": "string"}}}))
+///             .parallel(true)
+///             .handler(|args, _ctx| json!({"city": args["city"], "sky": "clear"}))
+///             .build(),
+///     )
+///     .unwrap();
+/// let calls = [
+///     ToolCall::new("call_1", "weather", r#"{"city": "Paris"}"#),
+///     ToolCall::new("call_2", "weather", r#"{"city": "Oslo"}"#),
+/// ];
+/// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// let answers = registry.run_turn(&calls, &ToolContext::new(), &Turn::new()).await;
+/// assert_eq!(answers[0].to_value()["city"], "Paris");
+/// assert_eq!(answers[1].to_value()["city"], "Oslo");
+/// # });
+/// ```
+///
+/// # Which calls run together
+///
+/// A call is **parallel-safe** when its tool says so: `#[tool(parallel)]` or
+/// [`ToolBuilder::parallel`](crate::tool::ToolBuilder::parallel), else `#[tool(read_only)]` (see
+/// [`Tool::is_parallel_safe`]); an MCP server's tools when its config says
+/// `parallel_tool_calls = true`. The turn keeps the model's order wherever it could matter:
+///
+/// 1. Consecutive parallel-safe calls form a **batch**: they start in order and run
+///    concurrently, at most [`Turn::max_concurrency`] at once (default 8, the size of
+///    Hermes' tool worker pool). A finished call frees its place for the next at once (no
+///    call waits for an earlier, slower one).
+/// 2. Any other call is a **barrier**: it starts when everything before it has finished, runs
+///    alone, and everything after it waits for it. A tool the registry does not know is a
+///    barrier too (it gets its "unknown tool" answer, with the nearest names, in its place).
+/// 3. The answers come back in the calls' order, whatever order they finished in.
+///
+/// Every call goes through [`call_with`](crate::ToolRegistry::call_with), so hooks, approval,
+/// redaction and budgets see each call as if it had been made alone; the context each tool
+/// sees carries its call's id ([`ToolContext::tool_call_id`]).
+///
+/// Unlike Hermes, a call whose arguments are not JSON is not a barrier: it cannot run, so it
+/// cannot race; its answer says what to fix. Nor are paths compared: `read_file` is
+/// read-only and runs with the others, `write_file` is not and is a barrier.
+///
+/// # Where a call runs
+///
+/// An async tool is a future of the turn: a batch of them is one task, concurrent on any
+/// runtime, the current-thread one included. A sync tool runs inline when it runs alone (as
+/// [`call`](crate::ToolRegistry::call) runs it); in a batch of two or more, inline would
+/// serialise the batch (one task runs one sync call at a time), so it runs on tokio's blocking
+/// pool instead, under its timeout, as a `#[tool(blocking)]` tool always does.
+///
+/// What the pipeline does before a tool runs (pre-call hooks, the approval gate) is sync and
+/// runs on the turn's task as each call starts: a gate that asks the user holds the batch's
+/// async calls until it returns (calls on the blocking pool go on), and never asks two
+/// questions at once.
+///
+/// # Budget, timeouts and cancellation
+///
+/// * **Budget.** One [`TurnBudget`] is shared by all answers of the turn: the one in the turn's
+///   [`CallOptions`], else a new one of [`Config::turn_max_chars`](crate::config::Config::turn_max_chars)
+///   characters (200,000 by default, as Hermes; 0 for none).
+/// * **Timeouts** are each call's own, as in the pipeline: an async tool's future is dropped
+///   when its timeout expires, and a sync tool on the blocking pool is answered at its timeout
+///   and left to finish. There is no turn-wide timeout; a deadline for the whole turn is a
+///   [`TurnCancel`] cancelled by a timer (see [`Turn::cancel_on`]), which still answers every
+///   call.
+/// * **Cancellation.** [`TurnCancel::cancel`] makes the turn return promptly with an answer
+///   for every call: a call that had not started answers that the turn was cancelled and it
+///   did not run; a running async call is dropped (its tool stops at its next `.await`); a
+///   running sync call cannot be stopped, so it is left to finish and its answer is discarded.
+///   Either running kind answers that it was interrupted and its effect may be partial. So
+///   that this holds for a sync call running alone too, a turn that can be cancelled runs every
+///   sync tool on the blocking pool. A call cut short by cancellation skips its post-call
+///   hooks (it has no answer to show them), and a call that never started skips every hook.
+///
+/// How one model turn's calls run: the pipeline options every call shares, a concurrency
+/// limit, and a cancellation handle.
+///
+/// ```
+/// use hermes_tools::{CallOptions, Turn, provider::TurnCancel};
+///
+/// let cancel = TurnCancel::new();
+/// let turn = Turn::new()
+///     .options(CallOptions::new().from_agent_loop())
+///     .max_concurrency(4)
+///     .cancel_on(cancel.clone());
+/// // Elsewhere (a Ctrl-C handler, a new user message): `cancel.cancel()`.
+/// # let _ = turn;
+/// ```
+#[derive(Clone, Debug)]
+pub struct Turn {
+    options: CallOptions,
+    max_concurrency: usize,
+    cancel: Option<TurnCancel>,
+}
+
+impl Default for Turn {
+    fn default() -> Self {
+        Self {
+            options: CallOptions::new(),
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            cancel: None,
+        }
+    }
+}
+
+impl Turn {
+    /// A turn of plain calls ([`CallOptions::new`]), at most 8 at once (as Hermes' tool worker
+    /// pool), that cannot be cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The pipeline options of every call (the definitions the model was shown, whether the
+    /// agent loop is calling, the turn's [`TurnBudget`]).
+    pub fn options(mut self, options: CallOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The most calls of a batch running at once. 0 is taken as 1 (one at a time: the batch
+    /// still keeps its order, and a turn always makes progress).
+    pub fn max_concurrency(mut self, n: usize) -> Self {
+        self.max_concurrency = n.max(1);
+        self
+    }
+
+    /// Cancels the turn when `cancel` is cancelled (see the [`Turn`] docs).
+    ///
+    /// A deadline for the whole turn is a timer that cancels it:
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// # use hermes_tools::{Turn, provider::TurnCancel};
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let cancel = TurnCancel::new();
+    /// let turn = Turn::new().cancel_on(cancel.clone());
+    /// let timer = tokio::spawn(async move {
+    ///     tokio::time::sleep(Duration::from_secs(120)).await;
+    ///     cancel.cancel();
+    /// });
+    /// // ... registry.run_turn(&calls, &ctx, &turn).await ...
+    /// timer.abort();
+    /// # let _ = turn;
+    /// # });
+    /// ```
+    pub fn cancel_on(mut self, cancel: TurnCancel) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+}
+
+/// Cancels a running turn: calls not started answer a "cancelled" error; running async calls
+/// are dropped; a running sync call cannot be stopped and its answer is discarded.
+///
+/// Clones share one state; cancelling is for good (a new turn takes a new handle).
+///
+/// ```
+/// use hermes_tools::provider::TurnCancel;
+///
+/// let cancel = TurnCancel::new();
+/// let handle = cancel.clone();
+/// assert!(!cancel.is_cancelled());
+/// handle.cancel();
+/// assert!(cancel.is_cancelled());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct TurnCancel {
+    inner: Arc<CancelState>,
+}
+
+#[derive(Debug, Default)]
+struct CancelState {
+    cancelled: AtomicBool,
+    woken: Notify,
+}
+
+impl TurnCancel {
+    /// A handle not yet cancelled.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels every turn run with this handle (or a clone of it), now or later.
+    pub fn cancel(&self) {
+        if !self.inner.cancelled.swap(true, Ordering::AcqRel) {
+            self.inner.woken.notify_waiters();
+        }
+    }
+
+    /// Whether [`cancel`](Self::cancel) was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancelled.load(Ordering::Acquire)
+    }
+
+    /// Resolves once cancelled.
+    async fn cancelled(&self) {
+        loop {
+            let mut woken = pin!(self.inner.woken.notified());
+            // Registered before the check, so a `cancel` in between still wakes it.
+            woken.as_mut().enable();
+            if self.is_cancelled() {
+                return;
+            }
+            woken.await;
+        }
+    }
+}
+
+impl ToolRegistry {
+    /// Runs every call of one model turn through the pipeline; answers in the calls' order.
+    ///
+    /// Consecutive parallel-safe calls run concurrently (at most
+    /// [`Turn::max_concurrency`] at once), any other call runs alone between them; one
+    /// [`TurnBudget`] covers all answers; [`Turn::cancel_on`] stops the turn early with an
+    /// answer for every call. The [`Turn`] docs give the rules.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use hermes_tools::provider::ToolCall;
+    /// use hermes_tools::{tool::Annotations, tool::Tool, ToolContext, ToolRegistry, Turn};
+    ///
+    /// let registry = ToolRegistry::new();
+    /// let read_only = Annotations { read_only: true, ..Annotations::default() };
+    /// let fetch = Tool::builder("fetch", "web")
+    ///     .annotations(read_only)
+    ///     .async_handler(|_args, _ctx| async {
+    ///         tokio::time::sleep(Duration::from_millis(100)).await;
+    ///         "page"
+    ///     });
+    /// registry.register(fetch.build()).unwrap();
+    /// let note = Tool::builder("note", "notes").handler(|_args, _ctx| "noted");
+    /// registry.register(note.build()).unwrap();
+    ///
+    /// // The model asked for four pages, a note, one more page, and `nope`, which is no tool.
+    /// let mut calls: Vec<ToolCall> =
+    ///     (1..=4).map(|i| ToolCall::new(format!("call_{i}"), "fetch", "{}")).collect();
+    /// calls.push(ToolCall::new("call_5", "note", "{}"));
+    /// calls.push(ToolCall::new("call_6", "fetch", "{}"));
+    /// calls.push(ToolCall::new("call_7", "nope", "{}"));
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let started = Instant::now();
+    /// let answers = registry.run_turn(&calls, &ToolContext::new(), &Turn::new()).await;
+    /// // The four pages overlap (100 ms, not 400), the note waits for them, the last page
+    /// // waits for the note: about 200 ms in all.
+    /// assert!(started.elapsed() < Duration::from_millis(400));
+    /// let texts: Vec<&str> = answers.iter().map(|a| a.as_str()).collect();
+    /// let page = r#"{"result":"page"}"#;
+    /// assert_eq!(texts[..6], [page, page, page, page, r#"{"result":"noted"}"#, page]);
+    /// assert!(answers[6].is_error()); // "unknown tool", in its place
+    /// # });
+    /// ```
+    pub async fn run_turn(
+        &self,
+        calls: &[ToolCall],
+        ctx: &ToolContext,
+        turn: &Turn,
+    ) -> Vec<ToolAnswer> {
+        let mut options = turn.options.clone();
+        if !options.has_turn_budget() {
+            let chars = self.config().turn_max_chars;
+            if chars > 0 {
+                options = options.turn(Arc::new(TurnBudget::new(chars)));
+            }
+        }
+        let cancel = turn.cancel.as_ref();
+        // A sync tool leaves the turn's task when the task has more to do meanwhile: run the
+        // rest of its batch, or notice a cancellation.
+        let pooled = options.clone().off_thread();
+        let alone = if cancel.is_some() { &pooled } else { &options };
+        let parallel: Vec<bool> = calls
+            .iter()
+            .map(|call| self.get(&call.name).is_some_and(|t| t.is_parallel_safe()))
+            .collect();
+        let batches = batches(&parallel);
+        tracing::debug!(
+            calls = calls.len(),
+            batches = batches.len(),
+            "running a turn"
+        );
+
+        let mut answers = Vec::with_capacity(calls.len());
+        for range in batches {
+            let batch = &calls[range];
+            if let [call] = batch {
+                answers.push(self.run_in_turn(call, ctx, alone, cancel).await);
+                continue;
+            }
+            // The futures are made first (they do nothing until polled), outside any closure
+            // the running holds: rustc's higher-ranked lifetime inference could otherwise fail
+            // to prove the turn's future `Send` (`the_turn_future_can_be_spawned` pins it).
+            let pooled = &pooled;
+            let calls: Vec<_> = batch
+                .iter()
+                .map(|call| self.run_in_turn(call, ctx, pooled, cancel))
+                .collect();
+            answers.extend(bounded(calls, turn.max_concurrency).await);
+        }
+        answers
+    }
+
+    /// One call of a turn, with the call's id in its context, raced against cancellation.
+    async fn run_in_turn(
+        &self,
+        call: &ToolCall,
+        ctx: &ToolContext,
+        options: &CallOptions,
+        cancel: Option<&TurnCancel>,
+    ) -> ToolAnswer {
+        let ctx = if call.id.is_empty() {
+            ctx.clone()
+        } else {
+            ctx.clone().with_tool_call_id(call.id.as_str())
+        };
+        let Some(cancel) = cancel else {
+            return self
+                .call_with(&call.name, &call.arguments, &ctx, options)
+                .await;
+        };
+        if cancel.is_cancelled() {
+            return not_run(&call.name);
+        }
+        let running = pin!(self.call_with(&call.name, &call.arguments, &ctx, options));
+        match unless(running, pin!(cancel.cancelled())).await {
+            Some(answer) => answer,
+            None => {
+                tracing::info!(tool = %call.name, "turn cancelled while the call was running");
+                interrupted(&call.name)
+            }
+        }
+    }
+}
+
+/// The batches of a turn whose calls are parallel-safe or not, in order: each maximal run of
+/// parallel-safe calls is one batch, every other call a batch of its own.
+fn batches(parallel: &[bool]) -> Vec<Range<usize>> {
+    let mut batches: Vec<Range<usize>> = Vec::new();
+    for (i, &safe) in parallel.iter().enumerate() {
+        match batches.last_mut() {
+            Some(last) if safe && parallel[last.start] => last.end = i + 1,
+            _ => batches.push(i..i + 1),
+        }
+    }
+    batches
+}
+
+fn not_run(name: &str) -> ToolAnswer {
+    ToolAnswer::refusal(format!(
+        "The turn was cancelled before this {name} call started, so it did not run. Do not \
+         assume its result; call it again if it is still needed."
+    ))
+}
+
+fn interrupted(name: &str) -> ToolAnswer {
+    ToolAnswer::refusal(format!(
+        "The turn was cancelled while this {name} call was running: it was stopped or left to \
+         finish unseen, so it may have done part or all of its work. Check its effect before \
+         relying on it or calling it again."
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(parallel: &[bool]) -> Vec<(usize, usize)> {
+        batches(parallel)
+            .into_iter()
+            .map(|r| (r.start, r.end))
+            .collect()
+    }
+
+    #[test]
+    fn consecutive_parallel_calls_share_a_batch() {
+        assert_eq!(kinds(&[true, true, true]), [(0, 3)]);
+    }
+
+    #[test]
+    fn every_other_call_is_a_batch_of_its_own() {
+        assert_eq!(
+            kinds(&[true, true, false, false, true, false, true, true]),
+            [(0, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 8)]
+        );
+        assert_eq!(kinds(&[false, true]), [(0, 1), (1, 2)]);
+    }
+
+    #[test]
+    fn no_calls_no_batches() {
+        assert!(kinds(&[]).is_empty());
+    }
+
+    #[test]
+    fn max_concurrency_zero_is_one() {
+        assert_eq!(Turn::new().max_concurrency(0).max_concurrency, 1);
+        assert_eq!(Turn::new().max_concurrency, DEFAULT_MAX_CONCURRENCY);
+    }
+
+    #[tokio::test]
+    async fn a_cancel_before_waiting_is_seen() {
+        let cancel = TurnCancel::new();
+        cancel.clone().cancel();
+        cancel.cancelled().await;
+        assert!(cancel.is_cancelled());
+    }
+}
