@@ -8,7 +8,8 @@
 //!   saw says nothing serde does not enforce itself (no `maxItems`, no override, no type the
 //!   macro cannot vouch for): then a deserialization that succeeds is exactly a validation that
 //!   succeeds.
-//! - **slow path**, when the fast one is not allowed or fails: the arguments are parsed; an
+//! - **slow path**, when the fast one is not allowed or fails: the arguments are parsed (`null`,
+//!   `"null"`, `""` and a blank text are `{}`, as on the fast path); an
 //!   unknown key is refused naming the nearest parameters (or dropped, if the config says
 //!   `unknown_arguments = "ignore"`; MCP servers' tools keep their own schema's rule); numbers
 //!   of `clamp` parameters are clamped into their bounds with a notice in the answer; then they
@@ -155,7 +156,8 @@ enum Judged<'a> {
 
 /// Judges `raw` on the slow path: parse, unknown keys, clamping, repair, validation.
 fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<String>), String> {
-    let mut value = if raw.trim().is_empty() {
+    // What the fast path reads as `{}` (`null`, `"null"`, blank) is `{}` here too.
+    let mut value = if crate::tool::args::means_no_arguments(raw) {
         Value::Object(Map::new())
     } else {
         serde_json::from_str(raw).map_err(|err| {

@@ -35,6 +35,17 @@ fn explode(
     panic!("boom: {}", reason.unwrap_or_default())
 }
 
+/// Note something down, maybe several times.
+#[tool(toolset = "notes")]
+fn jot(
+    /// What to note.
+    note: Option<String>,
+    /// How many times.
+    times: Option<u32>,
+) -> Value {
+    json!({ "note": note, "times": times })
+}
+
 /// Fails with a message that holds a credential.
 #[tool(toolset = "faulty")]
 fn leak() -> Result<String, String> {
@@ -114,9 +125,38 @@ fn malformed_json_is_explained() {
 
 #[test]
 fn non_object_arguments_are_refused() {
-    for args in ["[1, 2]", "42", "\"a\"", "null"] {
+    for args in ["[1, 2]", "42", "\"a\"", "\"None\"", "false"] {
         let error = error_of(&call("add", args));
         assert!(error.contains("object"), "{args}: {error}");
+    }
+}
+
+#[test]
+fn null_and_the_strings_null_and_empty_are_no_arguments_on_every_path() {
+    for args in ["null", " null ", "\"null\"", "\"\"", ""] {
+        // A tool with required parameters says which one is missing, not "send an object".
+        let error = error_of(&call("add", args));
+        assert!(
+            error.contains(r#"missing required argument "/a""#),
+            "{args}: {error}"
+        );
+        assert!(!error.contains("object"), "{args}: {error}");
+        // A tool whose parameters may all be left out runs with none.
+        assert_eq!(
+            call("jot", args).to_value(),
+            json!({"note": null, "times": null}),
+            "{args}"
+        );
+        let error = error_of(&call("leak", args));
+        assert!(
+            error.contains("request failed"),
+            "{args} ran the tool: {error}"
+        );
+        let jot = ToolRegistry::global().get("jot").unwrap();
+        for slow_only in [false, true] {
+            let judged = hermes_tools::__private::judge_arguments(&jot, args, slow_only);
+            assert_eq!(judged, Ok(json!({})), "{args}, slow only: {slow_only}");
+        }
     }
 }
 
