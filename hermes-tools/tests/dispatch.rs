@@ -1,6 +1,6 @@
 //! Dispatch end to end: every bad input answers JSON with an error, never a panic.
 
-use hermes_tools::{Config, ToolAnswer, ToolContext, ToolRegistry, tool};
+use hermes_tools::{Config, Tool, ToolAnswer, ToolContext, ToolRegistry, tool};
 use serde_json::{Value, json};
 
 /// Add two integers.
@@ -44,6 +44,17 @@ fn jot(
     times: Option<u32>,
 ) -> Value {
     json!({ "note": note, "times": times })
+}
+
+/// Label something with a title and a description.
+#[tool(toolset = "notes")]
+fn label(
+    /// A parameter named like a schema keyword.
+    title: String,
+    /// Another one.
+    description: Option<String>,
+) -> String {
+    format!("{title}: {}", description.unwrap_or_default())
 }
 
 /// Fails with a message that holds a credential.
@@ -186,6 +197,89 @@ fn an_undeclared_argument_is_refused_unless_the_config_ignores_it() {
     });
     let answer = registry.call_blocking("add", r#"{"a": 1, "b": 2, "bb": 3}"#, &ToolContext::new());
     assert_eq!(answer.as_str(), "3");
+}
+
+#[test]
+fn schema_keywords_sent_as_arguments_are_dropped_with_a_notice() {
+    let args = json!({
+        "type": "object",
+        "a": 1,
+        "required": ["a", "b"],
+        "b": 2,
+        "properties": {"a": {"type": "integer"}},
+        "additionalProperties": false,
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "add"
+    });
+    assert_eq!(
+        call("add", &args.to_string()).to_value(),
+        json!({
+            "result": 3,
+            "notice": "dropped schema keywords sent as arguments: \"type\", \"required\", \
+                       \"properties\", \"additionalProperties\", \"$schema\", \"title\""
+        })
+    );
+    // A tool without parameters too.
+    let error = error_of(&call("leak", r#"{"type": "object", "properties": {}}"#));
+    assert!(error.contains("request failed"), "{error}");
+}
+
+#[test]
+fn a_parameter_named_like_a_schema_keyword_stays_a_parameter() {
+    let answer = call(
+        "label",
+        r#"{"title": "t", "description": "d", "type": "object"}"#,
+    );
+    assert_eq!(
+        answer.to_value(),
+        json!({
+            "result": "t: d",
+            "notice": "dropped schema keywords sent as arguments: \"type\""
+        })
+    );
+}
+
+#[test]
+fn other_unknown_keys_beside_schema_keywords_are_still_refused() {
+    let error = error_of(&call(
+        "add",
+        r#"{"type": "object", "a": 1, "b": 2, "bb": 3}"#,
+    ));
+    assert!(error.contains(r#"Unknown argument "bb""#), "{error}");
+    assert!(error.contains(r#"Did you mean "b"?"#), "{error}");
+    assert!(!error.contains("Also unknown"), "{error}");
+    // With unknown arguments ignored, the keywords still get their notice.
+    let registry = ToolRegistry::linked();
+    registry.set_config(Config {
+        unknown_arguments: hermes_tools::config::UnknownArguments::Ignore,
+        ..Config::default()
+    });
+    let answer = registry.call_blocking(
+        "add",
+        r#"{"type": "object", "a": 1, "b": 2, "bb": 3}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(
+        answer.to_value(),
+        json!({"result": 3, "notice": "dropped schema keywords sent as arguments: \"type\""})
+    );
+}
+
+#[test]
+fn an_mcp_servers_tool_keeps_its_own_rule_for_schema_keywords() {
+    let registry = ToolRegistry::new();
+    let echo = Tool::builder("mcp__srv__echo", "mcp-srv")
+        .description("Echo the arguments.")
+        .parameters(json!({"type": "object", "properties": {"a": {"type": "integer"}}}))
+        .handler(|args: Value, _: &ToolContext| args)
+        .build();
+    registry.register(echo).unwrap();
+    let answer = registry.call_blocking(
+        "mcp__srv__echo",
+        r#"{"a": "1", "type": "object"}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(answer.to_value(), json!({"a": 1, "type": "object"}));
 }
 
 #[test]
