@@ -1,6 +1,9 @@
 //! Dispatch end to end: every bad input answers JSON with an error, never a panic.
 
-use hermes_tools::{Config, Tool, ToolAnswer, ToolContext, ToolRegistry, tool};
+use hermes_tools::{
+    CallOptions, Config, DefinitionsRequest, Format, Tool, ToolAnswer, ToolContext, ToolRegistry,
+    tool,
+};
 use serde_json::{Value, json};
 
 /// Add two integers.
@@ -169,6 +172,72 @@ fn null_and_the_strings_null_and_empty_are_no_arguments_on_every_path() {
             assert_eq!(judged, Ok(json!({})), "{args}, slow only: {slow_only}");
         }
     }
+}
+
+#[test]
+fn the_string_null_for_an_optional_string_is_that_string_on_every_path() {
+    // Fast path: the arguments deserialize as sent.
+    let fast = call("jot", r#"{"note": "null"}"#).to_value();
+    assert_eq!(fast, json!({"note": "null", "times": null}));
+    // Slow path: "5" needs repair, and "null" stays the string the schema accepts.
+    let slow = call("jot", r#"{"note": "null", "times": "5"}"#).to_value();
+    assert_eq!(slow, json!({"note": "null", "times": 5}));
+    let jot = ToolRegistry::global().get("jot").unwrap();
+    for slow_only in [false, true] {
+        let judged =
+            hermes_tools::__private::judge_arguments(&jot, r#"{"note": "null"}"#, slow_only);
+        assert_eq!(
+            judged,
+            Ok(json!({"note": "null"})),
+            "slow only: {slow_only}"
+        );
+    }
+    // JSON null means "left out", on both paths.
+    for args in [r#"{"note": null}"#, r#"{"note": null, "times": "5"}"#] {
+        assert_eq!(call("jot", args).to_value()["note"], Value::Null, "{args}");
+    }
+}
+
+#[test]
+fn the_string_null_for_an_optional_string_is_that_string_in_the_strict_format_too() {
+    let registry = ToolRegistry::global();
+    let request = DefinitionsRequest::all()
+        .enable(["notes", "paint"])
+        .format(Format::OpenAiStrict);
+    let definitions = registry.definitions(&request).unwrap();
+    let jot = definitions.definition("jot").unwrap();
+    let parameters = &jot["function"]["parameters"];
+    assert_eq!(
+        parameters["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
+    assert_eq!(parameters["required"], json!(["note", "times"]));
+    let options = CallOptions::new().definitions(definitions);
+    let strict = |args: &str| {
+        registry
+            .call_blocking_with("jot", args, &ToolContext::new(), &options)
+            .to_value()
+    };
+    assert_eq!(
+        strict(r#"{"note": "null", "times": null}"#),
+        json!({"note": "null", "times": null})
+    );
+    assert_eq!(
+        strict(r#"{"note": "null", "times": "5"}"#),
+        json!({"note": "null", "times": 5})
+    );
+    assert_eq!(
+        strict(r#"{"note": null, "times": null}"#),
+        json!({"note": null, "times": null})
+    );
+    // A defaulted parameter, nullable and required in the strict schema: null is its default.
+    let answer = registry.call_blocking_with(
+        "pick",
+        r#"{"colours": ["red"], "coats": null}"#,
+        &ToolContext::new(),
+        &options,
+    );
+    assert_eq!(answer.to_value(), json!({"colours": ["red"], "coats": 1}));
 }
 
 #[test]
