@@ -104,6 +104,77 @@ fn bad_input_gives_a_clear_error_and_a_failing_status() {
     assert!(stderr.contains("did you mean clarify"), "{stderr}");
 }
 
+/// The answer `example-tools call NAME ARGUMENTS` prints, as JSON.
+fn answer_of_call(name: &str, arguments: &str) -> Value {
+    let output = cli(&["call", name, arguments]);
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn call_with_null_or_the_string_null_or_empty_calls_with_no_arguments() {
+    for arguments in ["null", r#""null""#, r#""""#] {
+        let output = cli(&["call", "todo", arguments]);
+        assert!(output.status.success(), "{arguments}: {}", stdout(&output));
+        let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(answer["todos"], json!([]), "{arguments}: {answer}");
+        assert_eq!(answer["summary"]["total"], 0, "{arguments}: {answer}");
+        // A tool with a required parameter names it.
+        let answer = answer_of_call("clarify", arguments);
+        let error = answer["error"].as_str().unwrap();
+        assert!(
+            error.contains(r#"missing required argument "/question""#),
+            "{arguments}: {error}"
+        );
+    }
+}
+
+#[test]
+fn call_wraps_a_broken_json_array_string_only_where_a_string_item_fits() {
+    // `choices` is a list of strings: "[bad" becomes ["[bad"] and the call reaches the tool,
+    // which then refuses the blank question (its own check, after the arguments' judgement).
+    let answer = answer_of_call("clarify", r#"{"question": " ", "choices": "[bad"}"#);
+    assert_eq!(answer["error"], "[TOOL_ERROR] Question text is required.");
+    // `todos` is a list of objects: "[bad" is no item of it, so the arguments are refused.
+    let answer = answer_of_call("todo", r#"{"todos": "[bad"}"#);
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains(r#"argument "/todos""#), "{error}");
+    assert!(error.contains(r#"the string "[bad""#), "{error}");
+}
+
+#[test]
+fn call_drops_schema_keywords_sent_as_arguments_and_says_so() {
+    let arguments = r#"{"type": "object", "path": "README.md", "limit": 2,
+        "required": ["path"], "properties": {"path": {"type": "string"}}}"#;
+    let output = cli(&["call", "read_file", arguments]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let first = readme.lines().next().unwrap();
+    assert!(
+        answer["content"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("1|{first}\n2|")),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["notice"],
+        r#"dropped schema keywords sent as arguments: "type", "required", "properties""#
+    );
+    // Any other unknown key is still refused, naming the parameters.
+    let answer = answer_of_call(
+        "read_file",
+        r#"{"path": "README.md", "colour": 1, "type": "object"}"#,
+    );
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.contains(r#"Unknown argument "colour" for tool "read_file": it takes "path""#),
+        "{error}"
+    );
+}
+
 /// Runs `example-tools ARGS` in `dir`, with `input` written to its stdin (on a thread of its
 /// own, so that a child answering before it reads everything cannot block the test).
 fn cli_in(dir: &Path, args: &[&str], input: Vec<u8>) -> Output {
