@@ -2,11 +2,13 @@
 
 mod common;
 
-use common::{cli, stdout};
+use common::{cli, cli_command, drain, stdout};
 
+use std::io::Write;
 use std::path::Path;
+use std::process::{Output, Stdio};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 #[test]
 fn list_shows_every_tool_with_emoji_toolsets_and_availability() {
@@ -100,4 +102,185 @@ fn bad_input_gives_a_clear_error_and_a_failing_status() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("unknown toolset \"clarfy\""), "{stderr}");
     assert!(stderr.contains("did you mean clarify"), "{stderr}");
+}
+
+/// The answer `example-tools call NAME ARGUMENTS` prints, as JSON.
+fn answer_of_call(name: &str, arguments: &str) -> Value {
+    let output = cli(&["call", name, arguments]);
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn call_with_null_or_the_string_null_or_empty_calls_with_no_arguments() {
+    for arguments in ["null", r#""null""#, r#""""#] {
+        let output = cli(&["call", "todo", arguments]);
+        assert!(output.status.success(), "{arguments}: {}", stdout(&output));
+        let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(answer["todos"], json!([]), "{arguments}: {answer}");
+        assert_eq!(answer["summary"]["total"], 0, "{arguments}: {answer}");
+        // A tool with a required parameter names it.
+        let answer = answer_of_call("clarify", arguments);
+        let error = answer["error"].as_str().unwrap();
+        assert!(
+            error.contains(r#"missing required argument "/question""#),
+            "{arguments}: {error}"
+        );
+    }
+}
+
+#[test]
+fn call_wraps_a_broken_json_array_string_only_where_a_string_item_fits() {
+    // `choices` is a list of strings: "[bad" becomes ["[bad"] and the call reaches the tool,
+    // which then refuses the blank question (its own check, after the arguments' judgement).
+    let answer = answer_of_call("clarify", r#"{"question": " ", "choices": "[bad"}"#);
+    assert_eq!(answer["error"], "[TOOL_ERROR] Question text is required.");
+    // `todos` is a list of objects: "[bad" is no item of it, so the arguments are refused.
+    let answer = answer_of_call("todo", r#"{"todos": "[bad"}"#);
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains(r#"argument "/todos""#), "{error}");
+    assert!(error.contains(r#"the string "[bad""#), "{error}");
+}
+
+#[test]
+fn call_drops_schema_keywords_sent_as_arguments_and_says_so() {
+    let arguments = r#"{"type": "object", "path": "README.md", "limit": 2,
+        "required": ["path"], "properties": {"path": {"type": "string"}}}"#;
+    let output = cli(&["call", "read_file", arguments]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    let first = readme.lines().next().unwrap();
+    assert!(
+        answer["content"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("1|{first}\n2|")),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["notice"],
+        r#"dropped schema keywords sent as arguments: "type", "required", "properties""#
+    );
+    // Any other unknown key is still refused, naming the parameters.
+    let answer = answer_of_call(
+        "read_file",
+        r#"{"path": "README.md", "colour": 1, "type": "object"}"#,
+    );
+    let error = answer["error"].as_str().unwrap();
+    assert!(
+        error.contains(r#"Unknown argument "colour" for tool "read_file": it takes "path""#),
+        "{error}"
+    );
+}
+
+/// Runs `example-tools ARGS` in `dir`, with `input` written to its stdin (on a thread of its
+/// own, so that a child answering before it reads everything cannot block the test).
+fn cli_in(dir: &Path, args: &[&str], input: Vec<u8>) -> Output {
+    let mut child = cli_command(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example-tools binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // A child that stops reading early closes the pipe: not this test's failure to report.
+        let _ = stdin.write_all(&input);
+    });
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = child.wait().unwrap();
+    writer.join().unwrap();
+    Output {
+        status,
+        stdout: stdout.join().unwrap().into_bytes(),
+        stderr: stderr.join().unwrap().into_bytes(),
+    }
+}
+
+/// 20 MB of text that is not one byte repeated, so a reordered or cut copy shows.
+fn twenty_megabytes() -> String {
+    let mut text = String::with_capacity(20_000_000);
+    let mut line = 0_u64;
+    while text.len() < 20_000_000 {
+        text.push_str(&format!("{line:09} the quick brown fox\n"));
+        line += 1;
+    }
+    text.truncate(20_000_000);
+    text
+}
+
+/// Asserts that `write_file` answered having written `content` whole to `dir/big.txt`.
+fn assert_written(output: &Output, dir: &Path, content: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let answer: Value = serde_json::from_str(&stdout(output)).unwrap();
+    assert_eq!(answer["bytes_written"], 20_000_000, "{answer}");
+    let written = std::fs::read_to_string(dir.join("big.txt")).unwrap();
+    assert!(written == content, "the file holds what was sent");
+}
+
+#[test]
+fn call_reads_20_mb_of_arguments_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = twenty_megabytes();
+    let arguments = json!({"path": "big.txt", "content": content}).to_string();
+    let output = cli_in(
+        dir.path(),
+        &["call", "write_file", "-"],
+        arguments.into_bytes(),
+    );
+    assert_written(&output, dir.path(), &content);
+}
+
+#[test]
+fn call_reads_20_mb_of_arguments_from_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = twenty_megabytes();
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    let arguments = json!({"path": "big.txt", "content": content}).to_string();
+    file.write_all(arguments.as_bytes()).unwrap();
+    let at_file = format!("@{}", file.path().display());
+    let output = cli_in(dir.path(), &["call", "write_file", &at_file], Vec::new());
+    assert_written(&output, dir.path(), &content);
+}
+
+#[test]
+fn a_missing_arguments_file_is_named_with_a_failing_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-arguments.json");
+    let output = cli(&["call", "read_file", &format!("@{}", missing.display())]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "cannot read the arguments from the file {:?}",
+            missing.display().to_string()
+        )),
+        "{stderr}"
+    );
+    assert!(stdout(&output).is_empty(), "no call was made");
+}
+
+#[test]
+fn arguments_from_stdin_leave_no_one_to_approve_a_call_unless_yes_is_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let arguments = br#"{"command": "echo approved"}"#.to_vec();
+    let output = cli_in(dir.path(), &["call", "terminal", "-"], arguments.clone());
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("stdin carried the arguments"), "{stderr}");
+    assert!(stderr.contains("Pass --yes"), "{stderr}");
+    assert!(
+        !stdout(&output).contains("approved\n"),
+        "the command did not run"
+    );
+
+    let output = cli_in(dir.path(), &["call", "terminal", "-", "--yes"], arguments);
+    assert!(output.status.success(), "{output:?}");
+    let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(answer["output"], "approved", "{answer}");
 }

@@ -1,6 +1,9 @@
 //! Dispatch end to end: every bad input answers JSON with an error, never a panic.
 
-use hermes_tools::{ToolAnswer, ToolContext, ToolRegistry, config::Config, tool};
+use hermes_tools::{
+    CallOptions, DefinitionsRequest, Format, ToolAnswer, ToolContext, ToolRegistry, config::Config,
+    tool, tool::Tool,
+};
 use serde_json::{Value, json};
 
 /// Add two integers.
@@ -33,6 +36,28 @@ fn explode(
     reason: Option<String>,
 ) -> String {
     panic!("boom: {}", reason.unwrap_or_default())
+}
+
+/// Note something down, maybe several times.
+#[tool(toolset = "notes")]
+fn jot(
+    /// What to note.
+    note: Option<String>,
+    /// How many times.
+    times: Option<u32>,
+) -> Value {
+    json!({ "note": note, "times": times })
+}
+
+/// Label something with a title and a description.
+#[tool(toolset = "notes")]
+fn label(
+    /// A parameter named like a schema keyword.
+    title: String,
+    /// Another one.
+    description: Option<String>,
+) -> String {
+    format!("{title}: {}", description.unwrap_or_default())
 }
 
 /// Fails with a message that holds a credential.
@@ -114,10 +139,105 @@ fn malformed_json_is_explained() {
 
 #[test]
 fn non_object_arguments_are_refused() {
-    for args in ["[1, 2]", "42", "\"a\"", "null"] {
+    for args in ["[1, 2]", "42", "\"a\"", "\"None\"", "false"] {
         let error = error_of(&call("add", args));
         assert!(error.contains("object"), "{args}: {error}");
     }
+}
+
+#[test]
+fn null_and_the_strings_null_and_empty_are_no_arguments_on_every_path() {
+    for args in ["null", " null ", "\"null\"", "\"\"", ""] {
+        // A tool with required parameters says which one is missing, not "send an object".
+        let error = error_of(&call("add", args));
+        assert!(
+            error.contains(r#"missing required argument "/a""#),
+            "{args}: {error}"
+        );
+        assert!(!error.contains("object"), "{args}: {error}");
+        // A tool whose parameters may all be left out runs with none.
+        assert_eq!(
+            call("jot", args).to_value(),
+            json!({"note": null, "times": null}),
+            "{args}"
+        );
+        let error = error_of(&call("leak", args));
+        assert!(
+            error.contains("request failed"),
+            "{args} ran the tool: {error}"
+        );
+        let jot = ToolRegistry::global().get("jot").unwrap();
+        for slow_only in [false, true] {
+            let judged = hermes_tools::__private::judge_arguments(&jot, args, slow_only);
+            assert_eq!(judged, Ok(json!({})), "{args}, slow only: {slow_only}");
+        }
+    }
+}
+
+#[test]
+fn the_string_null_for_an_optional_string_is_that_string_on_every_path() {
+    // Fast path: the arguments deserialize as sent.
+    let fast = call("jot", r#"{"note": "null"}"#).to_value();
+    assert_eq!(fast, json!({"note": "null", "times": null}));
+    // Slow path: "5" needs repair, and "null" stays the string the schema accepts.
+    let slow = call("jot", r#"{"note": "null", "times": "5"}"#).to_value();
+    assert_eq!(slow, json!({"note": "null", "times": 5}));
+    let jot = ToolRegistry::global().get("jot").unwrap();
+    for slow_only in [false, true] {
+        let judged =
+            hermes_tools::__private::judge_arguments(&jot, r#"{"note": "null"}"#, slow_only);
+        assert_eq!(
+            judged,
+            Ok(json!({"note": "null"})),
+            "slow only: {slow_only}"
+        );
+    }
+    // JSON null means "left out", on both paths.
+    for args in [r#"{"note": null}"#, r#"{"note": null, "times": "5"}"#] {
+        assert_eq!(call("jot", args).to_value()["note"], Value::Null, "{args}");
+    }
+}
+
+#[test]
+fn the_string_null_for_an_optional_string_is_that_string_in_the_strict_format_too() {
+    let registry = ToolRegistry::global();
+    let request = DefinitionsRequest::all()
+        .enable(["notes", "paint"])
+        .format(Format::OpenAiStrict);
+    let definitions = registry.definitions(&request).unwrap();
+    let jot = definitions.definition("jot").unwrap();
+    let parameters = &jot["function"]["parameters"];
+    assert_eq!(
+        parameters["properties"]["note"]["type"],
+        json!(["string", "null"])
+    );
+    assert_eq!(parameters["required"], json!(["note", "times"]));
+    let options = CallOptions::new().definitions(definitions);
+    let strict = |args: &str| {
+        registry
+            .call_blocking_with("jot", args, &ToolContext::new(), &options)
+            .to_value()
+    };
+    assert_eq!(
+        strict(r#"{"note": "null", "times": null}"#),
+        json!({"note": "null", "times": null})
+    );
+    assert_eq!(
+        strict(r#"{"note": "null", "times": "5"}"#),
+        json!({"note": "null", "times": 5})
+    );
+    assert_eq!(
+        strict(r#"{"note": null, "times": null}"#),
+        json!({"note": null, "times": null})
+    );
+    // A defaulted parameter, nullable and required in the strict schema: null is its default.
+    let answer = registry.call_blocking_with(
+        "pick",
+        r#"{"colours": ["red"], "coats": null}"#,
+        &ToolContext::new(),
+        &options,
+    );
+    assert_eq!(answer.to_value(), json!({"colours": ["red"], "coats": 1}));
 }
 
 #[test]
@@ -146,6 +266,89 @@ fn an_undeclared_argument_is_refused_unless_the_config_ignores_it() {
     });
     let answer = registry.call_blocking("add", r#"{"a": 1, "b": 2, "bb": 3}"#, &ToolContext::new());
     assert_eq!(answer.as_str(), "3");
+}
+
+#[test]
+fn schema_keywords_sent_as_arguments_are_dropped_with_a_notice() {
+    let args = json!({
+        "type": "object",
+        "a": 1,
+        "required": ["a", "b"],
+        "b": 2,
+        "properties": {"a": {"type": "integer"}},
+        "additionalProperties": false,
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "add"
+    });
+    assert_eq!(
+        call("add", &args.to_string()).to_value(),
+        json!({
+            "result": 3,
+            "notice": "dropped schema keywords sent as arguments: \"type\", \"required\", \
+                       \"properties\", \"additionalProperties\", \"$schema\", \"title\""
+        })
+    );
+    // A tool without parameters too.
+    let error = error_of(&call("leak", r#"{"type": "object", "properties": {}}"#));
+    assert!(error.contains("request failed"), "{error}");
+}
+
+#[test]
+fn a_parameter_named_like_a_schema_keyword_stays_a_parameter() {
+    let answer = call(
+        "label",
+        r#"{"title": "t", "description": "d", "type": "object"}"#,
+    );
+    assert_eq!(
+        answer.to_value(),
+        json!({
+            "result": "t: d",
+            "notice": "dropped schema keywords sent as arguments: \"type\""
+        })
+    );
+}
+
+#[test]
+fn other_unknown_keys_beside_schema_keywords_are_still_refused() {
+    let error = error_of(&call(
+        "add",
+        r#"{"type": "object", "a": 1, "b": 2, "bb": 3}"#,
+    ));
+    assert!(error.contains(r#"Unknown argument "bb""#), "{error}");
+    assert!(error.contains(r#"Did you mean "b"?"#), "{error}");
+    assert!(!error.contains("Also unknown"), "{error}");
+    // With unknown arguments ignored, the keywords still get their notice.
+    let registry = ToolRegistry::linked();
+    registry.set_config(Config {
+        unknown_arguments: hermes_tools::config::UnknownArguments::Ignore,
+        ..Config::default()
+    });
+    let answer = registry.call_blocking(
+        "add",
+        r#"{"type": "object", "a": 1, "b": 2, "bb": 3}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(
+        answer.to_value(),
+        json!({"result": 3, "notice": "dropped schema keywords sent as arguments: \"type\""})
+    );
+}
+
+#[test]
+fn an_mcp_servers_tool_keeps_its_own_rule_for_schema_keywords() {
+    let registry = ToolRegistry::new();
+    let echo = Tool::builder("mcp__srv__echo", "mcp-srv")
+        .description("Echo the arguments.")
+        .parameters(json!({"type": "object", "properties": {"a": {"type": "integer"}}}))
+        .handler(|args: Value, _: &ToolContext| args)
+        .build();
+    registry.register(echo).unwrap();
+    let answer = registry.call_blocking(
+        "mcp__srv__echo",
+        r#"{"a": "1", "type": "object"}"#,
+        &ToolContext::new(),
+    );
+    assert_eq!(answer.to_value(), json!({"a": 1, "type": "object"}));
 }
 
 #[test]

@@ -8,12 +8,14 @@
 //!   saw says nothing serde does not enforce itself (no `maxItems`, no override, no type the
 //!   macro cannot vouch for): then a deserialization that succeeds is exactly a validation that
 //!   succeeds.
-//! - **slow path**, when the fast one is not allowed or fails: the arguments are parsed; an
-//!   unknown key is refused naming the nearest parameters (or dropped, if the config says
-//!   `unknown_arguments = "ignore"`; MCP servers' tools keep their own schema's rule); numbers
-//!   of `clamp` parameters are clamped into their bounds with a notice in the answer; then they
-//!   are repaired against the schema the model saw ([`crate::call::coercion`]), validated
-//!   ([`crate::call::validation`]) and handed to the tool.
+//! - **slow path**, when the fast one is not allowed or fails: the arguments are parsed (`null`,
+//!   `"null"`, `""` and a blank text are `{}`, as on the fast path); a JSON Schema keyword that
+//!   is not a parameter (`"type"`, `"required"`, ... copied from the schema) is dropped with a
+//!   notice in the answer; any other unknown key is refused naming the nearest parameters (or
+//!   dropped, if the config says `unknown_arguments = "ignore"`; MCP servers' tools keep their
+//!   own schema's rule for both); numbers of `clamp` parameters are clamped into their bounds
+//!   with a notice in the answer; then they are repaired against the schema the model saw
+//!   ([`crate::call::coercion`]), validated ([`crate::call::validation`]) and handed to the tool.
 //!
 //! Unknown tools, malformed or invalid arguments, missing extensions, panics and errors all
 //! become `{"error": …}` answers that tell the model what to do next.
@@ -155,7 +157,8 @@ enum Judged<'a> {
 
 /// Judges `raw` on the slow path: parse, unknown keys, clamping, repair, validation.
 fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<String>), String> {
-    let mut value = if raw.trim().is_empty() {
+    // What the fast path reads as `{}` (`null`, `"null"`, blank) is `{}` here too.
+    let mut value = if crate::tool::args::means_no_arguments(raw) {
         Value::Object(Map::new())
     } else {
         serde_json::from_str(raw).map_err(|err| {
@@ -175,7 +178,7 @@ fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<S
             .and_then(Value::as_object),
     ) {
         if judge.check_unknown {
-            unknown_keys(tool, args, properties, judge.unknown)?;
+            notices.extend(unknown_keys(tool, args, properties, judge.unknown)?);
         }
         for name in tool.clamped() {
             if let (Some(arg), Some(rules)) = (args.get_mut(name.as_str()), properties.get(name)) {
@@ -188,26 +191,98 @@ fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<S
     Ok((value, notices))
 }
 
-/// Refuses (or with `Ignore`, drops) argument names the schema does not declare.
+/// The keywords of JSON Schema 2020-12 (the core, applicator, unevaluated, validation,
+/// meta-data, format-annotation and content vocabularies of its Core and Validation
+/// specifications). Small models copy them from a tool's schema into its arguments, beside the
+/// real ones (`"type": "object"`, `"required": [...]`): such a key is dropped, not refused,
+/// unless the tool has a parameter of that name.
+const SCHEMA_KEYWORDS: &[&str] = &[
+    // Core.
+    "$schema",
+    "$id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    // Applicator and unevaluated.
+    "prefixItems",
+    "items",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    // Validation.
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    // Meta-data, format and content annotations.
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+    "format",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+];
+
+/// Drops schema keywords sent as arguments ([`SCHEMA_KEYWORDS`] that are not parameters) and
+/// returns the notice naming them; refuses (or with `Ignore`, drops) the other argument names
+/// the schema does not declare.
 fn unknown_keys(
     tool: &Tool,
     args: &mut Map<String, Value>,
     properties: &Map<String, Value>,
     rule: UnknownArguments,
-) -> Result<(), String> {
+) -> Result<Option<String>, String> {
+    let notice = drop_schema_keywords(args, properties);
     let unknown: Vec<String> = args
         .keys()
         .filter(|key| !properties.contains_key(*key))
         .cloned()
         .collect();
     let Some(first) = unknown.first() else {
-        return Ok(());
+        return Ok(notice);
     };
     if rule == UnknownArguments::Ignore {
         for key in &unknown {
             args.remove(key);
         }
-        return Ok(());
+        return Ok(notice);
     }
     let known: Vec<&str> = properties.keys().map(String::as_str).collect();
     let suggestions = nearest(first, known.iter().copied());
@@ -238,6 +313,31 @@ fn unknown_keys(
         ));
     }
     Err(message)
+}
+
+/// Removes the keys of `args` that are JSON Schema keywords and not among `properties`; the
+/// notice naming them, in the order they were sent, when there were any.
+fn drop_schema_keywords(
+    args: &mut Map<String, Value>,
+    properties: &Map<String, Value>,
+) -> Option<String> {
+    let copied: Vec<String> = args
+        .keys()
+        .filter(|key| !properties.contains_key(*key) && SCHEMA_KEYWORDS.contains(&key.as_str()))
+        .cloned()
+        .collect();
+    if copied.is_empty() {
+        return None;
+    }
+    for key in &copied {
+        // Shifting, not swapping: the keys left keep the model's order for the messages.
+        args.shift_remove(key);
+    }
+    let names: Vec<String> = copied.iter().map(|key| format!("{key:?}")).collect();
+    Some(format!(
+        "dropped schema keywords sent as arguments: {}",
+        names.join(", ")
+    ))
 }
 
 /// Clamps a number into its `minimum`/`maximum`; returns the notice when it changed it.

@@ -17,7 +17,8 @@
 //! [--format F]` (the tools array in a provider's shape), `toolsets` (each toolset and what it
 //! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
 //! (through the call pipeline; the exit status is 1 when the answer is an error; see below for
-//! approval), `plugins` (every plugin found: status, tools,
+//! approval; `call NAME -` reads the arguments from stdin and `call NAME @PATH` from a file,
+//! past the OS limit on one command-line argument), `plugins` (every plugin found: status, tools,
 //! hooks and toolsets, and why one failed; the exit status is 1 when one failed), and with
 //! feature `mcp`, `serve [--toolsets a,b] [--disable c] [--http 127.0.0.1:PORT]` (the tools over
 //! MCP: on stdio, or on Streamable HTTP at a loopback address (any address with
@@ -29,9 +30,10 @@
 //!
 //! `call` is the approval gate for a tool that needs approval (`terminal`, or one the config
 //! or a hook sends there): `--yes` (or `--approve`) approves every call; otherwise, when stdin
-//! is a terminal, a `y/N` prompt on stderr asks; when it is not, nobody can be asked, so the
-//! call is refused and stderr says to pass `--yes`. A gate the embedding binary set on its
-//! registry is kept (only `--yes` replaces it).
+//! is a terminal, a `y/N` prompt on stderr asks; when it is not, or when it carried the
+//! arguments (`call NAME -`), nobody can be asked, so the call is refused and stderr says to
+//! pass `--yes`. A gate the embedding binary set on its registry is kept (only `--yes` replaces
+//! it).
 //!
 //! `--config PATH` (or the environment variable `HERMES_TOOLS_CONFIG`) reads a config file and
 //! installs it before the command runs; a relative `plugins.dir` in it is relative to the
@@ -50,7 +52,7 @@ mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -104,7 +106,10 @@ enum Command {
     Call {
         /// The tool's name.
         name: String,
-        /// The arguments, a JSON object (default `{}`).
+        /// The arguments, a JSON object (default `{}`); `-` reads them from stdin, `@PATH` from
+        /// the file PATH (no limit on their size then). Arguments that really start with `@`
+        /// can be sent through stdin. With `-`, stdin cannot answer an approval prompt: pass
+        /// `--yes` for a tool that needs approval.
         #[arg(default_value = "{}")]
         arguments: String,
         /// Approve the call if it needs approval, without asking (default: ask on a terminal,
@@ -508,6 +513,14 @@ impl Cli {
         arguments: &str,
         yes: bool,
     ) -> io::Result<ExitCode> {
+        let stdin_taken = arguments == STDIN_ARGUMENTS;
+        let arguments = match read_arguments(arguments) {
+            Ok(text) => text,
+            Err(message) => {
+                eprintln!("error: {message}");
+                return Ok(ExitCode::from(2));
+            }
+        };
         // The CLI is the agent loop here: it provides what agent-loop tools need (a todo store).
         let options = CallOptions::new().from_agent_loop();
         // The person at the keyboard is the approval gate, for this call only.
@@ -516,7 +529,7 @@ impl Cli {
         let install = yes || previous.is_none();
         if install {
             registry.set_approval_gate(Some(Arc::new(move |request: &ApprovalRequest<'_>| {
-                yes || ask_approval(request)
+                yes || ask_approval(request, stdin_taken)
             })));
         }
         // On a terminal, the tool's progress reports are drawn as a line on stderr.
@@ -530,7 +543,7 @@ impl Cli {
         } else {
             self.context.clone()
         };
-        let answer = registry.call_blocking_with(name, arguments, &context, &options);
+        let answer = registry.call_blocking_with(name, &arguments, &context, &options);
         if drawn.load(std::sync::atomic::Ordering::Relaxed) {
             // The progress line ends before the answer is printed.
             eprintln!();
@@ -547,9 +560,38 @@ impl Cli {
     }
 }
 
-/// Asks on stderr whether a call may run, when stdin is a terminal; refuses (saying how to
-/// approve) when it is not, since nobody can answer.
-fn ask_approval(request: &ApprovalRequest<'_>) -> bool {
+/// `call`'s arguments that mean "read them from stdin".
+const STDIN_ARGUMENTS: &str = "-";
+
+/// The argument text `call` was given: `-` reads it from stdin, `@PATH` from the file PATH,
+/// anything else is the text itself. `Err` says what could not be read, naming the file.
+fn read_arguments(given: &str) -> Result<String, String> {
+    if given == STDIN_ARGUMENTS {
+        let mut text = String::new();
+        io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|err| format!("cannot read the arguments from stdin: {err}"))?;
+        return Ok(text);
+    }
+    match given.strip_prefix('@') {
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|err| format!("cannot read the arguments from the file {path:?}: {err}")),
+        None => Ok(given.to_owned()),
+    }
+}
+
+/// Asks on stderr whether a call may run, when stdin is a terminal that is free to answer;
+/// refuses (saying how to approve) when it is not, or when it carried the arguments
+/// (`stdin_taken`), since nobody can answer.
+fn ask_approval(request: &ApprovalRequest<'_>, stdin_taken: bool) -> bool {
+    if stdin_taken {
+        eprintln!(
+            "{} needs approval ({}), and stdin carried the arguments, so nobody can be asked on \
+             it: refused. Pass --yes to approve it.",
+            request.tool, request.reason
+        );
+        return false;
+    }
     let stdin = io::stdin();
     if !io::IsTerminal::is_terminal(&stdin) {
         eprintln!(
@@ -604,8 +646,11 @@ fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::c
         _ => crate::toolsets::Selection::default(),
     };
     let mut options = crate::mcp::client::McpOptions::default();
-    // A server's question is asked on the terminal, when there is one to ask on.
-    if matches!(command, Command::Call { .. }) && io::IsTerminal::is_terminal(&io::stdin()) {
+    // A server's question is asked on the terminal, when there is one to ask on and it does not
+    // carry the arguments.
+    if matches!(command, Command::Call { arguments, .. } if arguments != STDIN_ARGUMENTS)
+        && io::IsTerminal::is_terminal(&io::stdin())
+    {
         options.elicitor = Some(Arc::new(elicit::TerminalElicitor));
     }
     // A server's authorization is approved in a browser, its URL shown on the terminal.

@@ -22,8 +22,14 @@
 //! * `null` from `"null"`, trimmed, any case, where the schema allows null (a `null` type, or
 //!   OpenAPI's `"nullable": true`); `"None"` is not null, as in Hermes.
 //! * `array`/`object` from a string holding that JSON (`"[\"a\",\"b\"]"`), then repaired inside.
-//! * a one-item array from a non-null value, when the schema wants an array and the wrapped
-//!   value, once repaired, validates (`"a.com"` → `["a.com"]`).
+//! * a one-item array from a value that is neither null nor an array, when the schema wants an
+//!   array and the wrapped value, once repaired, validates (`"a.com"` → `["a.com"]`). A string
+//!   that opens a JSON array but does not parse is no exception: `"[bad"` for a list of
+//!   strings becomes `["[bad"]`, while `"[1, 2"` for a list of integers stays as sent, since
+//!   `"[1, 2"` is not an integer.
+//!
+//! The string `"null"` stays a string where a string is accepted (an `Option<String>` gets
+//! `Some("null")` on every path); JSON null for an optional property means "left out".
 //!
 //! A type list (`["integer", "null"]`) is tried in its declared order, wrapping last. For
 //! `anyOf`/`oneOf`, the first alternative the value can be repaired into and that then
@@ -38,9 +44,10 @@
 //! it (`["string", "integer"]` turned `"42"` into `42`, and an `Option<String>` turned `"null"`
 //! into null); `anyOf`/`oneOf` alternatives and `$ref`s were not looked at (an
 //! `anyOf: [{integer}, {null}]` kept `"5"`); nested values only had JSON strings parsed, never
-//! `"5"` or `"true"` repaired; a JSON array string was not repaired inside; a broken JSON array
-//! string (`"[1, 2"`) and values the items cannot be were wrapped in a list anyway;
-//! `additionalProperties` values were not repaired.
+//! `"5"` or `"true"` repaired; a JSON array string was not repaired inside; values the items
+//! cannot be were wrapped in a list anyway (`{"x": 1}` or the broken JSON array string
+//! `"[1, 2"` for a list of integers; a broken one for a list of strings is wrapped here too,
+//! being a string the items accept); `additionalProperties` values were not repaired.
 
 use serde_json::{Map, Number, Value};
 
@@ -193,12 +200,10 @@ impl<'s> Repair<'s> {
         schema: &'s Value,
         depth: u32,
     ) -> Option<Value> {
-        // Null may mean "none" as much as "empty"; a string opening a JSON array that did not
-        // parse is a broken array, not one item (Hermes wraps both).
-        let broken_array = value
-            .as_str()
-            .is_some_and(|text| text.trim_start().starts_with('['));
-        if value.is_null() || value.is_array() || broken_array {
+        // Null may mean "none" as much as "empty" (Hermes wraps it). A string opening a JSON
+        // array that did not parse ("[bad") is wrapped like any other string, as in Hermes:
+        // only when the item accepts it, which a list of integers does not.
+        if value.is_null() || value.is_array() {
             return None;
         }
         let mut wrapped = Value::Array(vec![value.clone()]);

@@ -523,10 +523,41 @@ fn integral_float_becomes_an_integer() {
 }
 
 #[test]
-fn broken_json_array_string_is_not_wrapped() {
-    // Hermes wrapped it as ["[1, 2"] with a warning.
+fn broken_json_array_string_is_wrapped_where_the_item_accepts_a_string() {
+    // As in Hermes: "[bad" did not parse as an array, so it is one string item.
     let strings = json!({"type": "array", "items": {"type": "string"}});
-    assert_eq!(repaired(strings, json!("[a, b")), json!("[a, b"));
+    assert_eq!(repaired(strings.clone(), json!("[bad")), json!(["[bad"]));
+    assert_eq!(repaired(strings, json!(" [a, b")), json!([" [a, b"]));
+    let optional = json!({"type": ["array", "null"], "items": {"type": "string"}});
+    assert_eq!(repaired(optional, json!("[bad")), json!(["[bad"]));
+}
+
+#[test]
+fn broken_json_array_string_is_not_wrapped_where_the_item_refuses_it() {
+    // Hermes wrapped it as ["[1, 2"] with a warning, which no list of integers accepts.
+    let integers = json!({"type": "array", "items": {"type": "integer"}});
+    assert_eq!(repaired(integers, json!("[1, 2")), json!("[1, 2"));
+    let objects = json!({"type": "array", "items": {"type": "object"}});
+    assert_eq!(
+        repaired(objects, json!("[{\"a\": 1}")),
+        json!("[{\"a\": 1}")
+    );
+    let short = json!({"type": "array", "items": {"type": "string", "minLength": 9}});
+    assert_eq!(repaired(short, json!("[bad")), json!("[bad"));
+}
+
+#[test]
+fn broken_json_array_string_in_a_whole_call_is_wrapped_or_reported() {
+    let schema = json!({"type": "object", "properties": {
+        "names": {"type": "array", "items": {"type": "string"}},
+        "ids": {"type": "array", "items": {"type": "integer"}}
+    }});
+    assert_eq!(
+        coerce_and_validate(json!({"names": "[bad"}), &schema),
+        Ok(json!({"names": ["[bad"]}))
+    );
+    let failure = coerce_and_validate(json!({"ids": "[1, 2"}), &schema).unwrap_err();
+    assert_eq!(failure.path, "/ids");
 }
 
 #[test]

@@ -111,7 +111,8 @@ impl<H: DeserializeOwned, T: Fields> Fields for (H, T) {
 /// names in the argument object, in order, `defaults` their default functions.
 ///
 /// The same judgement as [`parse_arguments`](super::parse_arguments) of serde's derive: an
-/// empty text is `{}`, anything but a JSON object is refused, trailing characters are an error.
+/// empty text, `null`, `"null"` and `""` are `{}`, anything else but a JSON object is refused,
+/// trailing characters are an error.
 pub fn parse<F: Fields>(
     text: &str,
     names: &'static [&'static str],
@@ -127,19 +128,26 @@ pub fn parse<F: Fields>(
     Ok(value)
 }
 
-/// The text to deserialize: `{}` for an empty one; an error for anything but an object (serde
-/// would also read a struct from an array). Not generic, so compiled once.
+/// The text to deserialize: `{}` for one that [means no arguments](means_no_arguments); an
+/// error for anything else but an object (serde would also read a struct from an array). Not
+/// generic, so compiled once.
 pub(crate) fn object_text(text: &str) -> Result<&str, ArgumentsRejected> {
-    let trimmed = text.trim_start();
-    if trimmed.is_empty() {
+    if means_no_arguments(text) {
         return Ok("{}");
     }
-    if !trimmed.starts_with('{') {
+    if !text.trim_start().starts_with('{') {
         return Err(ArgumentsRejected(de::Error::custom(
             "expected a JSON object of arguments",
         )));
     }
     Ok(text)
+}
+
+/// Whether the argument text means `{}`: empty or blank, the JSON `null`, or the JSON string
+/// `"null"` or `""`, which models send for a tool without parameters. Both dispatch paths ask
+/// this, so the fast one and the slow one read such a text alike.
+pub(crate) fn means_no_arguments(text: &str) -> bool {
+    matches!(text.trim(), "" | "null" | r#""null""# | r#""""#)
 }
 
 /// The visitor of the argument object.

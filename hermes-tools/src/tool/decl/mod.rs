@@ -91,8 +91,8 @@ pub struct ArgumentsRejected(pub serde_json::Error);
 /// time for `from_value`). Other tools read their parameters with [`args::parse`], which
 /// judges alike.
 ///
-/// An empty string means no arguments (`{}`); anything but a JSON object is refused (serde
-/// would also read a struct from an array).
+/// An empty string, `null`, `"null"` and `""` mean no arguments (`{}`); anything else but a
+/// JSON object is refused (serde would also read a struct from an array).
 pub fn parse_arguments<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, ArgumentsRejected> {
     serde_json::from_str(args::object_text(text)?).map_err(ArgumentsRejected)
 }
@@ -321,6 +321,10 @@ mod tests {
             r#"{"text": "a", "times": -1}"#,
             r#"{"text": "a"} x"#,
             "[\"a\", 1]",
+            "null",
+            r#" "null" "#,
+            r#""""#,
+            r#""a""#,
         ] {
             let derived = parse_arguments::<Derived>(text).map_err(|e| e.to_string());
             let generated = generated(text).map_err(|e| e.to_string());
@@ -345,5 +349,21 @@ mod tests {
         assert!(parse_arguments::<A>("  ").is_ok());
         assert!(parse_arguments::<A>("[1]").is_err());
         assert!(parse_arguments::<A>(r#"{"x":1}"#).is_ok());
+        assert!(parse_arguments::<A>(r#""{\"x\":1}""#).is_err());
+    }
+
+    #[test]
+    fn null_and_the_strings_null_and_empty_are_no_arguments() {
+        #[derive(serde::Deserialize, Debug, PartialEq)]
+        struct A {
+            x: Option<u8>,
+        }
+        for text in ["null", " null\n", r#""null""#, r#""""#] {
+            assert_eq!(parse_arguments::<A>(text).unwrap(), A { x: None }, "{text}");
+        }
+        for text in ["NULL", r#""None""#, r#""a""#, "0", "false"] {
+            let err = parse_arguments::<A>(text).unwrap_err().to_string();
+            assert_eq!(err, "expected a JSON object of arguments", "{text}");
+        }
     }
 }
