@@ -215,16 +215,20 @@ pub fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
         None => ident.to_string().trim_start_matches("r#").to_owned(),
     };
     let values = format_ident!("__hermes_values");
-    let reads = params.iter().map(|param| {
-        let ident = &param.ident;
-        let key = ident.to_string();
+    // The values are bound to names of the expansion's own (`__hermes_arg_0`, ...), never to
+    // the parameters' names: a parameter named like its function (`fn day(day: String)`) would
+    // shadow the function the handler calls.
+    let args: Vec<_> = (0..params.len())
+        .map(|index| format_ident!("__hermes_arg_{index}"))
+        .collect();
+    let reads = params.iter().zip(&args).map(|(param, arg)| {
+        let key = param.ident.to_string();
         if param.optional {
-            quote!(let #ident = #private::prompt_argument(#values, #key);)
+            quote!(let #arg = #private::prompt_argument(#values, #key);)
         } else {
-            quote!(let #ident = #private::prompt_argument(#values, #key).unwrap_or_default();)
+            quote!(let #arg = #private::prompt_argument(#values, #key).unwrap_or_default();)
         }
     });
-    let args = params.iter().map(|param| &param.ident);
     let (convert, body_type) = match kind {
         Kind::Resource => (
             quote!(#private::IntoResource::into_resource),
@@ -241,8 +245,6 @@ pub fn expand(kind: Kind, args: TokenStream, item: TokenStream) -> TokenStream {
         quote!(::std::boxed::Box::pin(::core::future::ready(#convert(#ident(#(#args),*)))))
     };
     let handler = quote! {{
-        // The parameters' names are the protocol's (`resourceUri`), whatever their case.
-        #[allow(non_snake_case)]
         fn __hermes_handler(
             #values: &[(::std::string::String, ::std::string::String)],
         ) -> #private::BoxFuture<'static, ::core::result::Result<#body_type, ::std::string::String>> {

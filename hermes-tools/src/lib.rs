@@ -90,7 +90,7 @@
 //! runtime. Agents should call the async entry point.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
-#![warn(unreachable_pub)]
+#![warn(unreachable_pub, unnameable_types)]
 
 pub mod call;
 #[cfg(feature = "cli")]

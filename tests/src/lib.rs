@@ -15,3 +15,9 @@ pub const EXAMPLE_TOOLS: [&str; 7] = [
     "terminal",
     "delegate_task",
 ];
+
+/// The README's Rust blocks, compiled and run as this crate's doctests, so that the front door
+/// cannot drift from the code.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

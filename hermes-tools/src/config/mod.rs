@@ -209,6 +209,7 @@ pub struct ToolSettings {
 
 /// A configuration that could not be read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read config file {path}: {source}")]

@@ -14,6 +14,7 @@ use crate::toolsets::Composite;
 
 /// Why a plugin did not load, or could not be unloaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum PluginError {
     /// The plugin declared a tool with `overrides`, and the operator has not allowed it to.
     #[error(

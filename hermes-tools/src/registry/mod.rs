@@ -42,6 +42,7 @@ use crate::toolsets::{Catalog, Composite, ToolsetNameError, check_toolset_name};
 
 /// Why a tool was not registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum RegisterError {
     /// The name is not `^[a-zA-Z0-9_-]{1,64}$`, which every provider requires.
     #[error(

@@ -180,6 +180,7 @@ impl fmt::Debug for Catalog<'_> {
 
 /// Why a selection or a resolution failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SelectionError {
     /// A name is no toolset, composite, alias, `all` or `*`.
     #[error("unknown toolset {name:?} in {list} toolsets{}", did_you_mean(.suggestions))]

@@ -99,7 +99,7 @@ pub(crate) const MIN_RESULT_CHARS: usize = 500;
 /// An answer after its budget: the text to send, and what was cut, if anything.
 #[must_use = "the budgeted text is what must be sent, not the answer"]
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Budgeted<'a> {
+pub(crate) struct Budgeted<'a> {
     /// The JSON text to send to the model: the answer itself when it is within budget.
     pub text: Cow<'a, str>,
     /// What was cut; `None` when [`text`](Self::text) is the answer, borrowed and unchanged.
@@ -108,7 +108,7 @@ pub struct Budgeted<'a> {
 
 impl Budgeted<'_> {
     /// The text to send, owned.
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         self.text.into_owned()
     }
 
@@ -122,7 +122,7 @@ impl Budgeted<'_> {
 
 /// What a cut left out, and where the whole answer went.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Cut {
+pub(crate) struct Cut {
     /// The characters of the answer's rendering (see the [module docs](self)): those of the
     /// spill file, from which the head and the tail were taken.
     pub total_chars: usize,
@@ -202,7 +202,7 @@ impl TurnBudget {
     /// An over-size answer for which that is too little (below `MIN_RESULT_CHARS` (500), or less
     /// than the cut's frame) becomes the turn's note, naming the spill file when there is one;
     /// the note is not charged.
-    pub fn fit<'a>(
+    pub(crate) fn fit<'a>(
         &self,
         tool: &str,
         answer_json: &'a str,

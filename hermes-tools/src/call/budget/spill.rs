@@ -28,9 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
-use crate::config::{
-    Config, DEFAULT_SPILL_MAX_AGE_SECS, DEFAULT_SPILL_MAX_BYTES, DEFAULT_SPILL_MAX_FILES,
-};
+use crate::config::Config;
 
 /// The longest tool-name part of a spill file's name.
 const MAX_STEM_CHARS: usize = 64;
@@ -41,7 +39,7 @@ const NAME_ATTEMPTS: u32 = 16;
 /// A directory where over-size answers are written whole, one new file per answer, within
 /// the [bounds](self#bounds).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Spill {
+pub(crate) struct Spill {
     dir: PathBuf,
     max_files: usize,
     max_bytes: u64,
@@ -49,22 +47,24 @@ pub struct Spill {
 }
 
 impl Spill {
+    // The tests build spills directly; the runtime builds them from its config.
+    #[cfg(test)]
     /// Spills into `dir`, created (with its parents) when the first file is written, within
     /// the default bounds.
     ///
     /// A relative `dir` is made absolute against the current directory now, because the path
     /// is given to the model, whose `read_file` may resolve paths from elsewhere.
-    pub fn new(dir: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(dir: impl Into<PathBuf>) -> Self {
         Self {
             dir: absolute(dir.into()),
-            max_files: DEFAULT_SPILL_MAX_FILES,
-            max_bytes: DEFAULT_SPILL_MAX_BYTES,
-            max_age_secs: DEFAULT_SPILL_MAX_AGE_SECS,
+            max_files: crate::config::DEFAULT_SPILL_MAX_FILES,
+            max_bytes: crate::config::DEFAULT_SPILL_MAX_BYTES,
+            max_age_secs: crate::config::DEFAULT_SPILL_MAX_AGE_SECS,
         }
     }
 
     /// The spill of `config`: its `spill_dir` within its `spill_max_*` bounds, if it has one.
-    pub fn configured(config: &Config) -> Option<Self> {
+    pub(crate) fn configured(config: &Config) -> Option<Self> {
         let dir = config.spill_dir.as_ref()?;
         Some(Self {
             dir: absolute(dir.clone()),
@@ -74,10 +74,12 @@ impl Spill {
         })
     }
 
+    // The tests build spills directly; the runtime builds them from its config.
+    #[cfg(test)]
     /// The same spill within other bounds: at most `max_files` files, `max_bytes` bytes, each
     /// younger than `max_age_secs` seconds (each off at 0).
     #[must_use]
-    pub fn with_bounds(self, max_files: usize, max_bytes: u64, max_age_secs: u64) -> Self {
+    pub(crate) fn with_bounds(self, max_files: usize, max_bytes: u64, max_age_secs: u64) -> Self {
         Self {
             max_files,
             max_bytes,
@@ -86,8 +88,10 @@ impl Spill {
         }
     }
 
+    // The tests build spills directly; the runtime builds them from its config.
+    #[cfg(test)]
     /// The directory spill files go to.
-    pub fn dir(&self) -> &Path {
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
@@ -99,7 +103,7 @@ impl Spill {
     /// On Unix only its owner may read it, as answers may hold private data. A failed write
     /// leaves no partial file. Older spill files are removed first to keep the directory
     /// within its [bounds](self#bounds); a `text` longer than the byte bound is refused.
-    pub fn write(&self, tool: &str, text: &str) -> io::Result<PathBuf> {
+    pub(crate) fn write(&self, tool: &str, text: &str) -> io::Result<PathBuf> {
         let size = text.len() as u64;
         if self.max_bytes > 0 && size > self.max_bytes {
             return Err(io::Error::other(format!(
