@@ -1,6 +1,7 @@
 //! The few future combinators the runtime needs, written on `std` so that a library of tools
-//! does not build `futures-util` (about a tenth of a featureless build's CPU time; README,
-//! "Build cost"). The MCP features, which bring it anyway through rmcp, use it directly.
+//! does not build `futures-util` (about a tenth of a featureless build's CPU time;
+//! `bench/README.md`, "Build cost"). The MCP features, which bring it anyway through rmcp,
+//! use it directly.
 
 use std::any::Any;
 use std::future::{Future, poll_fn};

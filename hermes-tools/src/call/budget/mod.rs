@@ -167,10 +167,10 @@ fn fits(text: &str, limit: usize) -> bool {
 
 /// The answer budget of one model turn, shared by all its answers, from any thread.
 ///
-/// Share it by reference or in an `Arc`. Each [`fit`](Self::fit) first reserves what the answer
-/// may use, then gives back what it did not: concurrent answers may be cut more than the same
-/// answers one after another, but the turn never sends more than its budget (besides the notes
-/// for answers it has no room for).
+/// Share it by reference or in an `Arc`. Each answer the call pipeline fits first reserves
+/// what it may use, then gives back what it did not: concurrent answers may be cut more than
+/// the same answers one after another, but the turn never sends more than its budget (besides
+/// the notes for answers it has no room for).
 #[derive(Debug)]
 pub struct TurnBudget {
     total: usize,
@@ -191,7 +191,7 @@ impl TurnBudget {
         self.total
     }
 
-    /// The characters the turn may still send (less what running [`fit`](Self::fit)s hold).
+    /// The characters the turn may still send (less what answers being fitted hold).
     pub fn remaining(&self) -> usize {
         self.remaining.load(Ordering::Relaxed)
     }

@@ -95,8 +95,8 @@ fn without_url_secrets(err: &(dyn std::error::Error + 'static)) -> String {
 /// `name: value` or `Bearer x` in it.
 #[cfg(feature = "mcp-remote")]
 pub(super) const AUTH_HINT: &str = "the server requires authorisation: add an Authorization \
-     header to the server's `headers`, a bearer token read from an environment variable (see \
-     the README)";
+     header to the server's `headers`, a bearer token read from an environment variable, or \
+     an `oauth` table (the `hermes_tools::mcp` docs, Remote servers)";
 
 /// What the operator should do about a failure of the HTTP transport, when we know.
 #[cfg(feature = "mcp-remote")]

@@ -6,7 +6,7 @@
 //! a `WWW-Authenticate: Bearer` challenge before anything else reads it. Tokens are compared in
 //! constant time (`subtle`), against every accepted token, so that neither the answer's timing
 //! nor which token matched tells a client how close its guess was. Several tokens let one be
-//! rotated out while clients move to the next. TLS is a reverse proxy's job (README).
+//! rotated out while clients move to the next. TLS is a reverse proxy's job (see the [`mcp`](crate::mcp) module docs).
 
 use std::fmt;
 use std::path::Path;

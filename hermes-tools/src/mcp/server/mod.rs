@@ -388,7 +388,8 @@ impl ToolServer {
     /// it is answered 401 with a `WWW-Authenticate: Bearer` challenge; and
     /// [`bind_http`](Self::bind_http) may then listen on any address, not only loopback. With
     /// tokens the `Host` header is not checked (a DNS-rebinding page cannot send the token);
-    /// the `Origin` check stays. Serve TLS in front of it (README, "Serving beyond one machine").
+    /// the `Origin` check stays. Serve TLS in front of it (see
+    /// [serving beyond one machine](crate::mcp#serving-beyond-one-machine)).
     ///
     /// ```
     /// use hermes_tools::ToolRegistry;
