@@ -1,6 +1,6 @@
-//! Requests a server sends the client, answered through what the agent provides: sampling
-//! (`sampling/createMessage`) through a [`Sampler`], elicitation (`elicitation/create`) through
-//! an [`Elicitor`], with npm `@modelcontextprotocol/server-everything` asking (its
+//! Requests a server sends the client, answered through the [`Asker`] the agent provides:
+//! sampling (`sampling/createMessage`) through its `sample`, elicitation (`elicitation/create`)
+//! through its `elicit`, with npm `@modelcontextprotocol/server-everything` asking (its
 //! `trigger-sampling-request` and `trigger-elicitation-request` tools, which it offers only to
 //! a client that offers the capability).
 #![cfg(feature = "mcp")]
@@ -10,27 +10,29 @@ mod third_party;
 
 use std::sync::Arc;
 
-use hermes_tools::config::{Config, McpServerConfig};
-use hermes_tools::mcp::client::{
-    BoxFuture, ElicitationReply, ElicitationRequest, Elicitor, McpClients, McpOptions, Sampler,
-    SamplingReply, SamplingRequest, SamplingRole,
+use hermes_tools::call::{
+    AskError, Asker, BoxFuture, Elicitation, ElicitationReply, Sampling, SamplingReply,
+    SamplingRole,
 };
+use hermes_tools::config::{Config, McpServerConfig};
+use hermes_tools::mcp::client::{McpClients, McpOptions};
 use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use parking_lot::Mutex;
 use serde_json::{Map, Value, json};
 use third_party::everything_entry;
 
-/// Replies "sampled: <last message>" and keeps every request.
+/// Samples only: replies "sampled: <last message>" and keeps every request.
 #[derive(Debug, Default)]
 struct TestSampler {
-    seen: Mutex<Vec<SamplingRequest>>,
+    seen: Mutex<Vec<Sampling>>,
 }
 
-impl Sampler for TestSampler {
-    fn sample(
-        &self,
-        request: SamplingRequest,
-    ) -> BoxFuture<'static, Result<SamplingReply, String>> {
+impl Asker for TestSampler {
+    fn can_sample(&self) -> bool {
+        true
+    }
+
+    fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
         let last = request
             .messages
             .last()
@@ -46,18 +48,25 @@ impl Sampler for TestSampler {
     }
 }
 
-/// Answers with `reply` and keeps every request.
+/// Elicits only: answers with `reply` and keeps every question.
 #[derive(Debug)]
 struct TestElicitor {
     reply: ElicitationReply,
-    seen: Mutex<Vec<ElicitationRequest>>,
+    seen: Mutex<Vec<Elicitation>>,
 }
 
-impl Elicitor for TestElicitor {
-    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+impl Asker for TestElicitor {
+    fn can_elicit(&self) -> bool {
+        true
+    }
+
+    fn elicit(
+        &self,
+        request: Elicitation,
+    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
         self.seen.lock().push(request);
         let reply = self.reply.clone();
-        Box::pin(async move { reply })
+        Box::pin(async move { Ok(reply) })
     }
 }
 
@@ -80,10 +89,10 @@ async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools:
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
-async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers_bounds() {
+async fn a_sampling_request_is_answered_by_the_agents_asker_within_the_servers_bounds() {
     let sampler = Arc::new(TestSampler::default());
     let options = McpOptions {
-        sampler: Some(sampler.clone()),
+        asker: Some(sampler.clone()),
         ..McpOptions::default()
     };
     let registry = ToolRegistry::new();
@@ -112,7 +121,7 @@ async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers
     {
         let seen = sampler.seen.lock();
         assert_eq!(seen.len(), 1);
-        assert_eq!(seen[0].server, "everything");
+        assert_eq!(seen[0].server.as_deref(), Some("everything"));
         // 5000 asked, 100 allowed.
         assert_eq!(seen[0].max_tokens, 100);
         assert_eq!(seen[0].messages[0].role, SamplingRole::User);
@@ -139,7 +148,7 @@ async fn a_sampling_request_is_answered_by_the_agents_sampler_within_the_servers
 async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
     let sampler = Arc::new(TestSampler::default());
     let options = McpOptions {
-        sampler: Some(sampler.clone()),
+        asker: Some(sampler.clone()),
         ..McpOptions::default()
     };
     // Two servers, one allowed the sampler's model by prefix, one not.
@@ -187,7 +196,7 @@ async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
-async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does_not_ask() {
+async fn without_an_asker_nothing_is_offered_and_the_server_does_not_ask() {
     let registry = ToolRegistry::new();
     let clients = McpClients::start(&registry, &everything(100, 10), &Selection::default()).await;
     assert!(registry.get("mcp__everything__echo").is_some());
@@ -203,13 +212,38 @@ async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does
     );
     clients.shutdown().await;
 
-    // An operator can turn sampling off for a server even when the agent has a sampler.
+    // An asker that only samples is offered sampling, not elicitation.
+    let options = McpOptions {
+        asker: Some(Arc::new(TestSampler::default())),
+        ..McpOptions::default()
+    };
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(
+        &registry,
+        &everything(100, 10),
+        &Selection::default(),
+        options,
+    )
+    .await;
+    assert!(
+        registry
+            .get("mcp__everything__trigger_sampling_request")
+            .is_some()
+    );
+    assert!(
+        registry
+            .get("mcp__everything__trigger_elicitation_request")
+            .is_none()
+    );
+    clients.shutdown().await;
+
+    // An operator can turn sampling off for a server even when the agent's asker samples.
     let mut config = everything(100, 10);
     if let Some(server) = config.mcp_servers.get_mut("everything") {
         server.sampling.enabled = false;
     }
     let options = McpOptions {
-        sampler: Some(Arc::new(TestSampler::default())),
+        asker: Some(Arc::new(TestSampler::default())),
         ..McpOptions::default()
     };
     let registry = ToolRegistry::new();
@@ -225,7 +259,7 @@ async fn without_a_sampler_or_an_elicitor_nothing_is_offered_and_the_server_does
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
-async fn an_elicitation_is_answered_by_the_agents_elicitor() {
+async fn an_elicitation_is_answered_by_the_agents_asker() {
     let mut values = Map::new();
     values.insert("name".into(), json!("Ada Lovelace"));
     values.insert("check".into(), json!(true));
@@ -239,7 +273,7 @@ async fn an_elicitation_is_answered_by_the_agents_elicitor() {
             seen: Mutex::new(Vec::new()),
         });
         let options = McpOptions {
-            elicitor: Some(elicitor.clone()),
+            asker: Some(elicitor.clone()),
             ..McpOptions::default()
         };
         let registry = ToolRegistry::new();
@@ -259,6 +293,7 @@ async fn an_elicitation_is_answered_by_the_agents_elicitor() {
         assert!(answer.as_str().contains(expected), "{answer}");
         let seen = elicitor.seen.lock().clone();
         assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0].server.as_deref(), Some("everything"));
         assert_eq!(
             seen[0].message,
             "Please provide inputs for the following fields:"

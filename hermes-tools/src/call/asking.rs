@@ -8,8 +8,10 @@
 //! capability; an agent may give its own. With no one to ask, the tool gets
 //! [`AskError::Unavailable`] at once, never a wait.
 //!
-//! The same reply types serve the MCP client, which answers servers' questions
-//! ([`mcp::client`](crate::mcp) re-exports them).
+//! The MCP client answers the questions of the servers it connects to through an `Asker` too
+//! (`McpOptions::asker`, feature `mcp`), with the same requests, replies and errors: one way
+//! to ask, whoever asks. A server's question says which server it is
+//! ([`Elicitation::server`], [`Sampling::server`]).
 //!
 //! [`elicit`]: crate::ToolContext::elicit
 //! [`sample`]: crate::ToolContext::sample
@@ -27,6 +29,9 @@ pub struct Elicitation {
     /// The answer's form: a JSON Schema object of flat properties (strings, numbers,
     /// booleans, enums), as the MCP specification restricts it.
     pub schema: Value,
+    /// The MCP server asking (its key in the config), when the MCP client answers a server's
+    /// question; `None` for a tool's own.
+    pub server: Option<String>,
 }
 
 impl Elicitation {
@@ -35,7 +40,14 @@ impl Elicitation {
         Self {
             message: message.into(),
             schema,
+            server: None,
         }
+    }
+
+    /// The same question, asked by MCP server `server`.
+    pub fn from_server(mut self, server: impl Into<String>) -> Self {
+        self.server = Some(server.into());
+        self
     }
 }
 
@@ -107,6 +119,16 @@ pub struct Sampling {
     pub max_tokens: u32,
     /// The temperature asked for, if any.
     pub temperature: Option<f32>,
+    /// Names of models the asker would like, best first (hints: the answerer chooses).
+    pub model_hints: Vec<String>,
+    /// Sequences that end the generation.
+    pub stop_sequences: Vec<String>,
+    /// The MCP server asking (its key in the config), when the MCP client answers a server's
+    /// request; `None` for a tool's own.
+    pub server: Option<String>,
+    /// The models the operator allows to answer this server (`sampling.allowed_models`;
+    /// empty: any). A reply by another model is refused; `model_hints` holds only allowed ones.
+    pub allowed_models: Vec<String>,
 }
 
 impl Sampling {
@@ -122,6 +144,10 @@ impl Sampling {
             system_prompt: None,
             max_tokens,
             temperature: None,
+            model_hints: Vec::new(),
+            stop_sequences: Vec::new(),
+            server: None,
+            allowed_models: Vec::new(),
         }
     }
 
@@ -134,6 +160,21 @@ impl Sampling {
     /// The same request, at `temperature`.
     pub fn with_temperature(mut self, temperature: f32) -> Self {
         self.temperature = Some(temperature);
+        self
+    }
+
+    /// The same request, naming the models it would like, best first.
+    pub fn with_model_hints<S: Into<String>>(mut self, hints: impl IntoIterator<Item = S>) -> Self {
+        self.model_hints = hints.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same request, ending the generation at any of `sequences`.
+    pub fn with_stop_sequences<S: Into<String>>(
+        mut self,
+        sequences: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.stop_sequences = sequences.into_iter().map(Into::into).collect();
         self
     }
 }

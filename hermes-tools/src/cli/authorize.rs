@@ -8,7 +8,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::elicit::shown;
-use crate::mcp::client::{AuthorizationPrompt, Authorizer, BoxFuture};
+use crate::call::BoxFuture;
+use crate::mcp::client::{AuthorizationPrompt, Authorizer};
 
 /// How long the CLI waits for the user to approve in the browser.
 const WAITING: Duration = Duration::from_secs(300);

@@ -1,4 +1,4 @@
-//! The CLI's [`Elicitor`]: an MCP server's question asked on the terminal.
+//! The CLI's [`Asker`] for MCP servers' questions: each asked on the terminal.
 //!
 //! Each property of the requested form is asked in turn on stderr (stdout carries the answer),
 //! read from stdin and checked against its type: `y`/`n` for a boolean, a number, one of an
@@ -10,7 +10,7 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::{Map, Value};
 
-use crate::mcp::client::{BoxFuture, ElicitationReply, ElicitationRequest, Elicitor};
+use crate::call::{AskError, Asker, BoxFuture, Elicitation, ElicitationReply};
 
 /// How many times a property is asked before the question is cancelled.
 const TRIES: usize = 3;
@@ -19,17 +19,24 @@ const TRIES: usize = 3;
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct TerminalElicitor;
 
-impl Elicitor for TerminalElicitor {
-    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
+impl Asker for TerminalElicitor {
+    fn can_elicit(&self) -> bool {
+        true
+    }
+
+    fn elicit(
+        &self,
+        request: Elicitation,
+    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
         Box::pin(async move {
             // Reading the terminal blocks: never on the runtime's worker.
             // stderr is locked per write (not for the whole question), so a log line written
             // meanwhile does not wait for the user.
-            tokio::task::spawn_blocking(move || {
+            Ok(tokio::task::spawn_blocking(move || {
                 ask(&mut io::stdin().lock(), &mut io::stderr(), &request)
             })
             .await
-            .unwrap_or(ElicitationReply::Cancel)
+            .unwrap_or(ElicitationReply::Cancel))
         })
     }
 }
@@ -38,12 +45,12 @@ impl Elicitor for TerminalElicitor {
 pub(crate) fn ask(
     input: &mut impl BufRead,
     output: &mut impl Write,
-    request: &ElicitationRequest,
+    request: &Elicitation,
 ) -> ElicitationReply {
+    let asker = request.server.as_deref().unwrap_or("(unnamed)");
     let _ = writeln!(
         output,
-        "MCP server {:?} asks: {}",
-        request.server,
+        "MCP server {asker:?} asks: {}",
         shown(&request.message)
     );
     let empty = Map::new();
@@ -199,9 +206,8 @@ mod tests {
 
     use super::*;
 
-    fn request() -> ElicitationRequest {
-        ElicitationRequest::new(
-            "everything",
+    fn request() -> Elicitation {
+        Elicitation::new(
             "Please provide inputs:",
             json!({
                 "type": "object",
@@ -214,6 +220,7 @@ mod tests {
                 "required": ["name"]
             }),
         )
+        .from_server("everything")
     }
 
     fn answer(typed: &str) -> (ElicitationReply, String) {

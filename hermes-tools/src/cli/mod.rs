@@ -651,7 +651,7 @@ fn start_mcp(registry: &ToolRegistry, command: &Command) -> Option<crate::mcp::c
     if matches!(command, Command::Call { arguments, .. } if arguments != STDIN_ARGUMENTS)
         && io::IsTerminal::is_terminal(&io::stdin())
     {
-        options.elicitor = Some(Arc::new(elicit::TerminalElicitor));
+        options.asker = Some(Arc::new(elicit::TerminalElicitor));
     }
     // A server's authorization is approved in a browser, its URL shown on the terminal.
     #[cfg(feature = "mcp-remote")]

@@ -107,7 +107,7 @@ pub struct McpServerConfig {
     /// operator, who knows the server, opts in.
     pub parallel_tool_calls: bool,
     /// What the server may ask of the agent's model (`[mcp_servers.<name>.sampling]`), when
-    /// the agent provides a sampler.
+    /// the agent's asker answers sampling.
     pub sampling: SamplingConfig,
     /// The MCP protocol version the client offers when it connects (one of
     /// [`MCP_PROTOCOL_VERSIONS`]); none: the newest. A server that supports an older one
@@ -240,18 +240,18 @@ pub const MCP_PROTOCOL_VERSIONS: [&str; 5] = [
 ];
 
 /// The bounds of one server's sampling requests (`sampling/createMessage`), which the agent
-/// answers through its [`Sampler`](crate::mcp::client::Sampler), if it provides one.
+/// answers through its [`Asker`](crate::call::Asker), if that answers sampling.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SamplingConfig {
-    /// Whether the server is offered sampling at all (default true, when there is a sampler).
+    /// Whether the server is offered sampling at all (default true, when the asker samples).
     pub enabled: bool,
     /// The most tokens one request may have generated; a request asking more is capped
     /// (default 4096).
     pub max_tokens: u32,
     /// The most requests in any minute; more are refused (default 10).
     pub max_per_minute: u32,
-    /// The models that may answer this server (empty, the default: any). The sampler is told
+    /// The models that may answer this server (empty, the default: any). The asker is told
     /// them and sees only the server's hints among them; a reply by another model is not
     /// sent, and the server is answered with an error naming the list. A name ending in `*`
     /// is a prefix (`claude-haiku-*`).

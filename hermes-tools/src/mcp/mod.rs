@@ -99,11 +99,12 @@
 //!
 //! A server may ask the agent's model (`sampling/createMessage`) or the user
 //! (`elicitation/create`). Each is answered through what the agent gives in
-//! [`McpOptions`](client::McpOptions): a [`Sampler`](client::Sampler) (the agent calls its model)
-//! and an [`Elicitor`](client::Elicitor) (the agent asks its user; the CLI's `call`, on a
-//! terminal, asks property by property, checked against the form's types). A capability is
-//! offered only when its handler is there, so a server that follows the protocol never asks in
-//! vain, and one that asks anyway gets an error saying why. Sampling is bounded per server
+//! [`McpOptions::asker`](client::McpOptions::asker): an [`Asker`](crate::call::Asker), the
+//! same trait a tool's own questions go through, whose `sample` calls the agent's model and
+//! whose `elicit` asks its user (the CLI's `call`, on a terminal, asks property by property,
+//! checked against the form's types); each request names the server asking. A capability is
+//! offered only when the asker answers it (`can_sample`, `can_elicit`), so a server that
+//! follows the protocol never asks in vain, and one that asks anyway gets an error saying why. Sampling is bounded per server
 //! ([`SamplingConfig`](crate::config::SamplingConfig)):
 //!
 //! ```toml
@@ -111,7 +112,7 @@
 //! enabled = true          # default; false: never offered to this server
 //! max_tokens = 4096       # default; a request asking more is capped
 //! max_per_minute = 10     # default; more are refused, saying so
-//! allowed_models = ["claude-haiku-*"]   # default: any; the sampler is told, and another model's reply is withheld
+//! allowed_models = ["claude-haiku-*"]   # default: any; the asker is told, and another model's reply is withheld
 //! ```
 //!
 //! ## Remote servers

@@ -23,21 +23,27 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use hermes_tools::call::{AskError, Asker, BoxFuture, Elicitation, ElicitationReply};
 use hermes_tools::config::{Config, McpServerConfig, OAuthConfig};
 use hermes_tools::mcp::client::{
-    AuthorizationPrompt, Authorizer, BoxFuture, ElicitationReply, ElicitationRequest, Elicitor,
-    McpClients, McpOptions, ServerState,
+    AuthorizationPrompt, Authorizer, McpClients, McpOptions, ServerState,
 };
 use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use serde_json::Map;
 
 /// Accepts every question with no value of its own: the client fills in the defaults.
-#[derive(Debug)]
 struct AcceptDefaults;
 
-impl Elicitor for AcceptDefaults {
-    fn elicit(&self, _request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply> {
-        Box::pin(async { ElicitationReply::Accept(Map::new()) })
+impl Asker for AcceptDefaults {
+    fn can_elicit(&self) -> bool {
+        true
+    }
+
+    fn elicit(
+        &self,
+        _request: Elicitation,
+    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
+        Box::pin(async { Ok(ElicitationReply::Accept(Map::new())) })
     }
 }
 
@@ -121,7 +127,7 @@ async fn main() -> ExitCode {
         ..Config::default()
     };
     let options = McpOptions {
-        elicitor: Some(Arc::new(AcceptDefaults)),
+        asker: Some(Arc::new(AcceptDefaults)),
         authorizer: Some(Arc::new(Headless)),
         ..McpOptions::default()
     };

@@ -63,6 +63,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::ToolRegistry;
+use crate::call::Asker;
 use crate::config::Config;
 use crate::toolsets::availability::{Clock, SystemClock};
 use crate::toolsets::{Composite, Selection};
@@ -87,13 +88,7 @@ mod stdout;
 mod supervisor;
 mod utility;
 
-/// The future a [`Sampler`] or an [`Elicitor`] returns (the same type as futures-util's).
-pub use crate::call::combinators::BoxFuture;
 pub use oauth::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS};
-pub use requests::{
-    ElicitationReply, ElicitationRequest, Elicitor, Sampler, SamplingMessageText, SamplingReply,
-    SamplingRequest, SamplingRole,
-};
 use server::Server;
 pub use supervisor::Backoff;
 
@@ -101,7 +96,7 @@ pub use supervisor::Backoff;
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// What can be tuned beyond the config file: the pace of reconnection, the breaker, the clock.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct McpOptions {
     /// The wait between reconnection attempts (default: 1 s doubling to 60 s).
     pub backoff: Backoff,
@@ -112,12 +107,12 @@ pub struct McpOptions {
     /// The clock the breaker and the sampling rate limit read (a
     /// [`ManualClock`](crate::toolsets::availability::ManualClock) in tests).
     pub clock: Arc<dyn Clock>,
-    /// Answers servers' sampling requests with the agent's model (none: sampling is not
-    /// offered). See [`Sampler`].
-    pub sampler: Option<Arc<dyn Sampler>>,
-    /// Asks the user what servers want to know (none: elicitation is not offered). See
-    /// [`Elicitor`].
-    pub elicitor: Option<Arc<dyn Elicitor>>,
+    /// Answers what servers ask: `sampling/createMessage` with the agent's model, when it
+    /// [`can_sample`](crate::call::Asker::can_sample), and `elicitation/create` by asking the
+    /// user, when it [`can_elicit`](crate::call::Asker::can_elicit); neither is offered to a
+    /// server otherwise. The same [`Asker`] a tool's own questions go
+    /// through; each request names the server asking.
+    pub asker: Option<Arc<dyn Asker>>,
     /// Has the user approve servers' OAuth authorizations (none: a server with no stored
     /// token cannot be authorized). See [`Authorizer`].
     pub authorizer: Option<Arc<dyn Authorizer>>,
@@ -130,10 +125,22 @@ impl Default for McpOptions {
             breaker_threshold: 3,
             breaker_cooldown: Duration::from_secs(60),
             clock: Arc::new(SystemClock),
-            sampler: None,
-            elicitor: None,
+            asker: None,
             authorizer: None,
         }
+    }
+}
+
+impl fmt::Debug for McpOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpOptions")
+            .field("backoff", &self.backoff)
+            .field("breaker_threshold", &self.breaker_threshold)
+            .field("breaker_cooldown", &self.breaker_cooldown)
+            .field("clock", &self.clock)
+            .field("asker", &self.asker.as_ref().map(|_| "..."))
+            .field("authorizer", &self.authorizer)
+            .finish()
     }
 }
 

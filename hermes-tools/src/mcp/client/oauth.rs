@@ -43,7 +43,8 @@ pub struct AuthorizationPrompt {
 /// server with no stored token fails to connect, saying that it needs one.
 ///
 /// ```
-/// use hermes_tools::mcp::client::{AuthorizationPrompt, Authorizer, BoxFuture};
+/// use hermes_tools::call::BoxFuture;
+/// use hermes_tools::mcp::client::{AuthorizationPrompt, Authorizer};
 ///
 /// /// Hands the URL to the agent's UI and waits for the redirect it captures.
 /// #[derive(Debug)]

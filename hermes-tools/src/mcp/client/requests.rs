@@ -1,30 +1,38 @@
 //! Requests a server sends the client: sampling (`sampling/createMessage`, the server asks the
 //! agent's model) and elicitation (`elicitation/create`, the server asks the user), each
-//! answered through something the embedding agent provides in [`McpOptions`](super::McpOptions).
+//! answered through the [`Asker`](crate::call::Asker) the embedding agent provides in
+//! [`McpOptions::asker`](super::McpOptions::asker): the same trait, requests and replies a
+//! tool's own questions use, each request saying which server asks
+//! ([`Sampling::server`](crate::call::Sampling::server),
+//! [`Elicitation::server`](crate::call::Elicitation::server)).
 //!
-//! A client offers each capability only when the agent provided its handler (and, for
-//! sampling, the server's `[mcp_servers.<name>.sampling]` leaves it enabled), so a server that
-//! follows the protocol never asks for what is not there; one that asks anyway is refused with
-//! an error that says why. Sampling is bounded per server: `max_tokens` caps what a request
-//! may ask for, and `max_per_minute` refuses requests beyond it, so a server cannot spend the
-//! agent's model without limit.
+//! A client offers each capability only when the asker can answer it
+//! ([`can_sample`](crate::call::Asker::can_sample), [`can_elicit`](crate::call::Asker::can_elicit);
+//! for sampling, also only while the server's `[mcp_servers.<name>.sampling]` leaves it
+//! enabled), so a server that follows the protocol never asks for what is not there; one that
+//! asks anyway is refused with an error that says why. Sampling is bounded per server:
+//! `max_tokens` caps what a request may ask for, and `max_per_minute` refuses requests beyond
+//! it, so a server cannot spend the agent's model without limit.
 //!
 //! ```
-//! use hermes_tools::mcp::client::{BoxFuture, McpOptions, Sampler, SamplingReply, SamplingRequest};
+//! use hermes_tools::call::{AskError, Asker, BoxFuture, Sampling, SamplingReply};
+//! use hermes_tools::mcp::client::McpOptions;
 //! use std::sync::Arc;
 //!
 //! /// Answers every request with the last message, reversed (an agent calls its model here).
-//! #[derive(Debug)]
 //! struct Mirror;
 //!
-//! impl Sampler for Mirror {
-//!     fn sample(&self, request: SamplingRequest) -> BoxFuture<'static, Result<SamplingReply, String>> {
+//! impl Asker for Mirror {
+//!     fn can_sample(&self) -> bool {
+//!         true
+//!     }
+//!     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
 //!         let last = request.messages.last().map(|m| m.text.clone()).unwrap_or_default();
 //!         Box::pin(async move { Ok(SamplingReply::new(last.chars().rev().collect::<String>(), "mirror-1")) })
 //!     }
 //! }
 //!
-//! let options = McpOptions { sampler: Some(Arc::new(Mirror)), ..McpOptions::default() };
+//! let options = McpOptions { asker: Some(Arc::new(Mirror)), ..McpOptions::default() };
 //! ```
 
 // Sampling is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
@@ -36,9 +44,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::call::combinators::BoxFuture;
-// The replies and messages are the ones a tool's own questions use (`crate::call::asking`).
-pub use crate::call::asking::{ElicitationReply, SamplingMessageText, SamplingReply, SamplingRole};
+use parking_lot::Mutex;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams, ElicitResult,
@@ -46,93 +52,11 @@ use rmcp::model::{
 };
 use serde_json::{Map, Value};
 
-use parking_lot::Mutex;
-
+use crate::call::{
+    AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingMessageText, SamplingRole,
+};
 use crate::config::SamplingConfig;
 use crate::toolsets::availability::Clock;
-
-/// What a server asks the agent's model, within the server's limits.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct SamplingRequest {
-    /// The server asking (its key in the config).
-    pub server: String,
-    /// The system prompt it asks for, if any.
-    pub system_prompt: Option<String>,
-    /// The conversation to continue.
-    pub messages: Vec<SamplingMessageText>,
-    /// The most tokens to generate: what the server asked, capped by its `max_tokens`.
-    pub max_tokens: u32,
-    /// The temperature it asks for, if any.
-    pub temperature: Option<f32>,
-    /// Names of models it would like, best first (hints: the agent chooses).
-    pub model_hints: Vec<String>,
-    /// Sequences that end the generation.
-    pub stop_sequences: Vec<String>,
-    /// The models the operator allows for this server (`sampling.allowed_models`; empty:
-    /// any). A reply by another model is refused; `model_hints` holds only allowed ones.
-    pub allowed_models: Vec<String>,
-}
-
-impl SamplingRequest {
-    /// Server `server` asks for a continuation of `messages`, at most `max_tokens` long, with
-    /// nothing else said (a sampler's tests build requests this way).
-    pub fn new(
-        server: impl Into<String>,
-        messages: Vec<SamplingMessageText>,
-        max_tokens: u32,
-    ) -> Self {
-        Self {
-            server: server.into(),
-            system_prompt: None,
-            messages,
-            max_tokens,
-            temperature: None,
-            model_hints: Vec::new(),
-            stop_sequences: Vec::new(),
-            allowed_models: Vec::new(),
-        }
-    }
-}
-
-/// Answers MCP servers' sampling requests with the agent's model.
-///
-/// An error (`Err(message)`) reaches the server as a JSON-RPC error with the message.
-pub trait Sampler: Send + Sync + fmt::Debug {
-    /// Generates the reply to `request`.
-    fn sample(&self, request: SamplingRequest)
-    -> BoxFuture<'static, Result<SamplingReply, String>>;
-}
-
-/// What a server asks the user: a message and the form of the answer.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ElicitationRequest {
-    /// The server asking (its key in the config).
-    pub server: String,
-    /// What to tell the user.
-    pub message: String,
-    /// The answer's form: a JSON Schema object of flat properties (strings, numbers,
-    /// booleans, enums), as the MCP specification restricts it.
-    pub schema: Value,
-}
-
-impl ElicitationRequest {
-    /// Server `server` asks `message`, the answer's form being `schema`.
-    pub fn new(server: impl Into<String>, message: impl Into<String>, schema: Value) -> Self {
-        Self {
-            server: server.into(),
-            message: message.into(),
-            schema,
-        }
-    }
-}
-
-/// Asks the user what MCP servers want to know (the CLI asks on the terminal).
-pub trait Elicitor: Send + Sync + fmt::Debug {
-    /// The user's answer to `request`.
-    fn elicit(&self, request: ElicitationRequest) -> BoxFuture<'static, ElicitationReply>;
-}
 
 /// The sampling requests of the last minute, to refuse those beyond the server's limit.
 #[derive(Debug, Default)]
@@ -158,31 +82,37 @@ impl RateWindow {
     }
 }
 
-/// What answers one server's requests: the agent's sampler and elicitor, within the
-/// server's sampling bounds.
-#[derive(Debug)]
+/// What answers one server's requests: the agent's asker, within the server's sampling
+/// bounds.
 pub(crate) struct Answerers {
     server: String,
-    sampler: Option<Arc<dyn Sampler>>,
-    elicitor: Option<Arc<dyn Elicitor>>,
+    asker: Option<Arc<dyn Asker>>,
     sampling: SamplingConfig,
     clock: Arc<dyn Clock>,
     window: Mutex<RateWindow>,
+}
+
+impl fmt::Debug for Answerers {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Answerers")
+            .field("server", &self.server)
+            .field("offers_sampling", &self.offers_sampling())
+            .field("offers_elicitation", &self.offers_elicitation())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Answerers {
     /// The answerers of server `server`.
     pub(crate) fn new(
         server: &str,
-        sampler: Option<Arc<dyn Sampler>>,
-        elicitor: Option<Arc<dyn Elicitor>>,
+        asker: Option<Arc<dyn Asker>>,
         sampling: SamplingConfig,
         clock: Arc<dyn Clock>,
     ) -> Self {
         Self {
             server: server.to_owned(),
-            sampler,
-            elicitor,
+            asker,
             sampling,
             clock,
             window: Mutex::new(RateWindow::default()),
@@ -191,25 +121,25 @@ impl Answerers {
 
     /// Whether this client offers the server sampling.
     pub(crate) fn offers_sampling(&self) -> bool {
-        self.sampler.is_some() && self.sampling.enabled
+        self.sampling.enabled && self.asker.as_ref().is_some_and(|asker| asker.can_sample())
     }
 
     /// Whether this client offers the server elicitation.
     pub(crate) fn offers_elicitation(&self) -> bool {
-        self.elicitor.is_some()
+        self.asker.as_ref().is_some_and(|asker| asker.can_elicit())
     }
 
-    /// Answers `sampling/createMessage` through the agent's sampler, within the server's limits.
+    /// Answers `sampling/createMessage` through the agent's asker, within the server's limits.
     pub(crate) async fn sample(
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
         let name = &self.server;
-        let Some(sampler) = self.sampler.as_ref().filter(|_| self.sampling.enabled) else {
+        let Some(asker) = self.asker.as_ref().filter(|_| self.offers_sampling()) else {
             return Err(McpError::invalid_request(
                 format!(
-                    "this client does not offer sampling to server {name:?}: the agent provides \
-                     no sampler, or the server's `sampling.enabled` is false"
+                    "this client does not offer sampling to server {name:?}: the agent's asker \
+                     answers no sampling, or the server's `sampling.enabled` is false"
                 ),
                 None,
             ));
@@ -225,27 +155,30 @@ impl Answerers {
                 None,
             ));
         }
-        let request = SamplingRequest {
-            server: name.clone(),
-            system_prompt: params.system_prompt,
-            messages: params.messages.into_iter().map(message_text).collect(),
-            max_tokens: params.max_tokens.min(self.sampling.max_tokens),
-            temperature: params.temperature,
-            model_hints: params
-                .model_preferences
-                .and_then(|preferences| preferences.hints)
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|hint| hint.name)
-                .filter(|hint| self.allows(hint))
-                .collect(),
-            stop_sequences: params.stop_sequences.unwrap_or_default(),
-            allowed_models: self.sampling.allowed_models.clone(),
-        };
+        let messages = params.messages.into_iter().map(message_text).collect();
+        let mut request =
+            Sampling::conversation(messages, params.max_tokens.min(self.sampling.max_tokens))
+                .with_model_hints(
+                    params
+                        .model_preferences
+                        .and_then(|preferences| preferences.hints)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|hint| hint.name)
+                        .filter(|hint| self.allows(hint)),
+                )
+                .with_stop_sequences(params.stop_sequences.unwrap_or_default());
+        request.system_prompt = params.system_prompt;
+        request.temperature = params.temperature;
+        request.server = Some(name.clone());
+        request.allowed_models = self.sampling.allowed_models.clone();
         // The server is not trusted with what a provider's error may quote (a key).
-        let reply = sampler.sample(request).await.map_err(|message| {
+        let reply = asker.sample(request).await.map_err(|err| {
             McpError::internal_error(
-                format!("sampling failed: {}", crate::secrets::redact(&message)),
+                format!(
+                    "sampling failed: {}",
+                    crate::secrets::redact(&ask_failure(&err))
+                ),
                 None,
             )
         })?;
@@ -276,17 +209,17 @@ impl Answerers {
             })
     }
 
-    /// Answers `elicitation/create` through the agent's elicitor (form mode only: a URL
-    /// request is declined, as this client does not offer it).
+    /// Answers `elicitation/create` through the agent's asker (form mode only: a URL request
+    /// is declined, as this client does not offer it).
     pub(crate) async fn elicit(
         &self,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, McpError> {
-        let Some(elicitor) = self.elicitor.as_ref() else {
+        let Some(asker) = self.asker.as_ref().filter(|_| self.offers_elicitation()) else {
             return Err(McpError::invalid_request(
                 format!(
-                    "this client does not offer elicitation to server {:?}: the agent provides \
-                     no elicitor",
+                    "this client does not offer elicitation to server {:?}: the agent's asker \
+                     answers no elicitation",
                     self.server
                 ),
                 None,
@@ -301,12 +234,17 @@ impl Answerers {
             return Ok(ElicitResult::new(ElicitationAction::Decline));
         };
         let request_schema = serde_json::to_value(&requested_schema).unwrap_or(Value::Null);
-        let request = ElicitationRequest {
-            server: self.server.clone(),
-            message,
-            schema: request_schema.clone(),
-        };
-        Ok(match elicitor.elicit(request).await {
+        let question = Elicitation::new(message, request_schema.clone()).from_server(&self.server);
+        let reply = asker.elicit(question).await.map_err(|err| {
+            McpError::internal_error(
+                format!(
+                    "elicitation failed: {}",
+                    crate::secrets::redact(&ask_failure(&err))
+                ),
+                None,
+            )
+        })?;
+        Ok(match reply {
             ElicitationReply::Accept(mut content) => {
                 with_defaults(&mut content, &request_schema);
                 let mut result = ElicitResult::new(ElicitationAction::Accept);
@@ -316,6 +254,13 @@ impl Answerers {
             ElicitationReply::Decline => ElicitResult::new(ElicitationAction::Decline),
             ElicitationReply::Cancel => ElicitResult::new(ElicitationAction::Cancel),
         })
+    }
+}
+
+/// What an asker's error says, without the `Display` prefix the server needs no part of.
+fn ask_failure(err: &AskError) -> String {
+    match err {
+        AskError::Unavailable(message) | AskError::Failed(message) => message.clone(),
     }
 }
 

@@ -135,8 +135,7 @@ impl Server {
             refresh: Arc::new(Notify::new()),
             answerers: Arc::new(Answerers::new(
                 name,
-                options.sampler.clone(),
-                options.elicitor.clone(),
+                options.asker.clone(),
                 config.sampling.clone(),
                 Arc::clone(&options.clock),
             )),

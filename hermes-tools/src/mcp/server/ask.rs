@@ -17,8 +17,8 @@ use std::future::Future;
 use rmcp::RoleServer;
 use rmcp::model::{
     ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, RequestId, Role,
-    SamplingMessage, SamplingMessageContentBlock, ServerRequest,
+    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, ModelHint,
+    ModelPreferences, RequestId, Role, SamplingMessage, SamplingMessageContentBlock, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::Value;
@@ -155,6 +155,20 @@ impl Asker for ClientAsker {
             .system_prompt
             .map(|prompt| redact(&prompt).into_owned());
         params.temperature = request.temperature;
+        if !request.stop_sequences.is_empty() {
+            params.stop_sequences = Some(request.stop_sequences);
+        }
+        if !request.model_hints.is_empty() {
+            params.model_preferences = Some(
+                ModelPreferences::new().with_hints(
+                    request
+                        .model_hints
+                        .into_iter()
+                        .map(ModelHint::new)
+                        .collect(),
+                ),
+            );
+        }
         // Checked as rmcp's `create_message` checks it, before anything is sent.
         let asked = params.validate().map(|()| {
             self.ask(ServerRequest::CreateMessageRequest(
