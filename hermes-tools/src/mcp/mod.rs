@@ -431,3 +431,5 @@ pub mod resources;
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]
 pub mod server;
+#[cfg(feature = "mcp-remote")]
+mod tls;

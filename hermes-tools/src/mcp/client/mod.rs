@@ -76,7 +76,7 @@ mod naming;
 pub(crate) mod normalise;
 mod oauth;
 mod progress;
-pub(crate) mod remote;
+mod remote;
 mod requests;
 mod rest;
 mod server;

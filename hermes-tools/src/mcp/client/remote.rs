@@ -39,7 +39,7 @@ pub(super) async fn connect(
                 })?;
         set.insert(header, value);
     }
-    install_crypto_provider();
+    crate::mcp::tls::install_crypto_provider();
     let at = |failure: String| format!("{failure} (at {})", display_url(url));
     if legacy_sse {
         let client = reqwest::Client::builder()
@@ -97,17 +97,4 @@ pub(super) async fn connect(
          with the `mcp-remote` feature",
         display_url(url)
     ))
-}
-
-/// reqwest is built without a TLS provider of its own (the tree already holds rustls with
-/// ring, through ureq): make ring the process's provider unless one is installed already.
-#[cfg(feature = "mcp-remote")]
-pub(crate) fn install_crypto_provider() {
-    static INSTALLED: std::sync::Once = std::sync::Once::new();
-    INSTALLED.call_once(|| {
-        if rustls::crypto::CryptoProvider::get_default().is_none() {
-            // Losing a race with another installer leaves theirs, which serves as well.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-        }
-    });
 }

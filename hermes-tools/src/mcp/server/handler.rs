@@ -4,7 +4,6 @@
 // clients of the 2025 versions still set a level and read tools' messages, so we serve it.
 #![allow(deprecated)]
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -22,9 +21,8 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::catalog;
-use super::polling::CallStream;
 use super::watch::ListingWatch;
-use super::{Listing, ToolServer, convert, jsonrpc};
+use super::{Listing, ToolServer, call, convert, jsonrpc};
 use crate::ToolContext;
 use crate::toolsets::nearest::nearest;
 
@@ -39,7 +37,7 @@ impl ToolServer {
     /// A tool may ask the client's user and model when the client offered them on its
     /// session; a sessionless request cannot be asked back (the 2026-07-28 protocol forbids a
     /// server's requests to the client).
-    fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
+    pub(super) fn call_context(&self, request: &RequestContext<RoleServer>) -> ToolContext {
         let sessionless_http = request
             .extensions
             .get::<axum::http::request::Parts>()
@@ -71,60 +69,6 @@ impl ToolServer {
                     None,
                 )
             })
-    }
-}
-
-/// What a running tool reported: progress, or a log message.
-enum Report {
-    Progress(crate::call::Progress),
-    Log(crate::call::LogLevel, String),
-}
-
-/// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
-/// `token`, a log message as `notifications/message`, credentials masked in either's text.
-async fn notify(
-    context: &RequestContext<RoleServer>,
-    tool: &str,
-    token: Option<&rmcp::model::ProgressToken>,
-    report: Report,
-) {
-    let sent = match report {
-        Report::Progress(progress) => {
-            let Some(token) = token else { return };
-            let mut params =
-                rmcp::model::ProgressNotificationParam::new(token.clone(), progress.done);
-            params.total = progress.total;
-            params.message = progress
-                .message
-                .map(|text| crate::secrets::redact(&text).into_owned());
-            context.peer.notify_progress(params).await
-        }
-        Report::Log(level, message) => {
-            let data = serde_json::Value::String(crate::secrets::redact(&message).into_owned());
-            let mut params =
-                rmcp::model::LoggingMessageNotificationParam::new(level_of(level), data);
-            params.logger = Some(tool.to_owned());
-            context.peer.notify_logging_message(params).await
-        }
-    };
-    // A client gone mid-call misses the report; the call's answer says the rest.
-    if let Err(err) = sent {
-        tracing::debug!(error = %err, "a notification of a running tool was not sent");
-    }
-}
-
-/// MCP's name for a log level.
-fn level_of(level: crate::call::LogLevel) -> LoggingLevel {
-    use crate::call::LogLevel as L;
-    match level {
-        L::Debug => LoggingLevel::Debug,
-        L::Info => LoggingLevel::Info,
-        L::Notice => LoggingLevel::Notice,
-        L::Warning => LoggingLevel::Warning,
-        L::Error => LoggingLevel::Error,
-        L::Critical => LoggingLevel::Critical,
-        L::Alert => LoggingLevel::Alert,
-        L::Emergency => LoggingLevel::Emergency,
     }
 }
 
@@ -225,81 +169,11 @@ impl ServerHandler for ToolServer {
             let registered = self.registry.get(name).is_some();
             return Err(unknown_tool(name, &listing, registered));
         }
-        let args = match &request.arguments {
-            Some(arguments) => serde_json::to_string(arguments)
-                .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?,
-            None => "{}".to_owned(),
-        };
-        // A sync tool runs on this task's worker, as in `rmcp`'s server: `block_in_place` would
-        // cost more than most tools (5-15 µs). A tool that may block for long is `blocking`.
-        let mut options = self.options.clone().on_worker();
-        if self.agent_loop_tools {
-            // The operator made this client the agent loop (and listed its tools).
-            options = options.from_agent_loop();
-        }
-        let options = options.definitions(listing.definitions.clone());
-        // The tool's progress reports (for a client that asked for them) and log messages (at
-        // the client's level or above): queued by the tool, from any thread, in order, and sent
-        // from here while the call runs.
-        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let token = context.meta.get_progress_token();
-        let mut ctx = self.call_context(&context);
-        if token.is_some() {
-            let sender = sender.clone();
-            ctx = ctx.with_progress(move |progress| {
-                let _ = sender.send(Report::Progress(progress));
-            });
-        }
-        let least = Arc::clone(&self.log_level);
-        ctx = ctx.with_log(move |level, message| {
-            if level as u8 >= least.load(Ordering::Relaxed) {
-                let _ = sender.send(Report::Log(level, message.to_owned()));
-            }
-        });
-        // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling),
-        // for a client of a version that comes back for it.
-        let comes_back = context.peer.peer_info().is_some_and(|client| {
-            client.protocol_version >= rmcp::model::ProtocolVersion::V_2025_11_25
-        });
-        let stream = CallStream::of(&context).filter(|_| comes_back);
-        if let Some(stream) = &stream {
-            let stream = Arc::clone(stream);
-            ctx = ctx.with_stream_closer(move |retry| {
-                let stream = Arc::clone(&stream);
-                Box::pin(async move { stream.close(retry).await })
-            });
-        }
-        let call = self.registry.call_with(name, &args, &ctx, &options);
-        let mut call = std::pin::pin!(call);
-        // A client's `notifications/cancelled` drops the call: an async tool stops at its next
-        // await point (a `blocking` one finishes on the blocking pool, unobserved).
-        let answer = loop {
-            tokio::select! {
-                biased;
-                answer = &mut call => break answer,
-                Some(report) = reports.recv() => notify(&context, name, token.as_ref(), report).await,
-                () = context.ct.cancelled() => {
-                    return Err(ErrorData::internal_error(
-                        Cow::Owned(format!("the call to {name} was cancelled")),
-                        None,
-                    ));
-                }
-            }
-        };
-        // Reports made just before the answer still precede it.
-        while let Ok(report) = reports.try_recv() {
-            notify(&context, name, token.as_ref(), report).await;
-        }
-        if let Some(stream) = &stream {
-            // rmcp would send the answer to a closed stream and forget it: wait for the client.
-            stream.until_back(context.ct.cancelled()).await;
-        }
-        // The output schema the client was shown, as `tools/list` rendered it.
-        let schema = listing
-            .definitions
-            .definition(name)
-            .and_then(|definition| definition.get("outputSchema"));
-        Ok(convert::held_to(convert::call_result(&answer), schema).into())
+        let args = call::arguments_text(request.arguments.as_ref())?;
+        let options = self.served_options(&listing);
+        let served = self.served_call(&context);
+        let answer = served.run(&self.registry, name, &args, &options).await?;
+        Ok(call::result(&answer, &listing, name))
     }
 
     async fn list_resources(

@@ -114,26 +114,21 @@ use crate::toolsets::{Selection, SelectionError};
 use crate::{ToolContext, call::Session};
 
 mod ask;
-mod bearer;
+mod call;
 mod catalog;
 mod convert;
 mod handler;
 mod http;
 mod jsonrpc;
-mod origin;
-mod owners;
-mod polling;
-#[cfg(feature = "mcp-remote")]
-mod resource_server;
 mod stdio;
 mod watch;
 
-pub use bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 pub use convert::annotations;
 pub use http::HttpEndpoint;
-pub use origin::InvalidOrigin;
+pub use http::bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 #[cfg(feature = "mcp-remote")]
-pub use resource_server::{OAuthResourceConfig, ResourceServerError};
+pub use http::oauth::{OAuthResourceConfig, ResourceServerError};
+pub use http::origin::InvalidOrigin;
 
 /// How often a connection looks for a changed listing, unless set with
 /// [`ToolServer::poll_interval`].
@@ -510,7 +505,7 @@ impl ToolServer {
             return Err(ServeError::NotLoopback { addr });
         }
         self.check()?;
-        let origins = origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
+        let origins = http::origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
         HttpEndpoint::bind(self, origins, addr).await
     }
 

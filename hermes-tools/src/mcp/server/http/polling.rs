@@ -36,7 +36,7 @@ use tokio::sync::watch;
 const STREAM_ID_WAIT: Duration = Duration::from_secs(5);
 
 /// The streams of one endpoint's calls that were closed at least once, by session and stream.
-pub(super) struct Streams {
+pub(crate) struct Streams {
     manager: Arc<LocalSessionManager>,
     /// The longest an answer waits for its client to come back: the session's idle timeout,
     /// after which the session itself ends.
@@ -49,7 +49,7 @@ pub(super) struct Streams {
 type StreamKey = (Arc<str>, u64);
 
 impl Streams {
-    pub(super) fn new(manager: Arc<LocalSessionManager>, hold: Duration) -> Self {
+    pub(crate) fn new(manager: Arc<LocalSessionManager>, hold: Duration) -> Self {
         Self {
             manager,
             hold,
@@ -59,7 +59,7 @@ impl Streams {
 
     /// The handle of a `tools/call` of `session` about to be sent to `rmcp`, put in the HTTP
     /// request's extensions (which `rmcp` hands to the handler).
-    pub(super) fn call(self: &Arc<Self>, session: &str) -> Arc<CallStream> {
+    pub(crate) fn call(self: &Arc<Self>, session: &str) -> Arc<CallStream> {
         Arc::new(CallStream {
             streams: Arc::clone(self),
             session: Arc::from(session),
@@ -70,7 +70,7 @@ impl Streams {
     }
 
     /// The call whose closed stream a GET of `session` resumes from `last_event_id`, if any.
-    pub(super) fn resuming(&self, session: &str, last_event_id: &str) -> Option<Arc<CallStream>> {
+    pub(crate) fn resuming(&self, session: &str, last_event_id: &str) -> Option<Arc<CallStream>> {
         let stream = stream_of_event(last_event_id)?;
         let call = self
             .closed
@@ -102,7 +102,7 @@ impl Presence {
 
 /// One `tools/call`'s stream: learns its id from the response, closes it for the tool, and
 /// holds the answer while the client is away.
-pub(super) struct CallStream {
+pub(crate) struct CallStream {
     streams: Arc<Streams>,
     session: Arc<str>,
     /// The stream's id, once its first event has passed.
@@ -114,7 +114,7 @@ pub(super) struct CallStream {
 
 impl CallStream {
     /// The call's stream handle, when it came over Streamable HTTP in a session.
-    pub(super) fn of(request: &RequestContext<RoleServer>) -> Option<Arc<Self>> {
+    pub(crate) fn of(request: &RequestContext<RoleServer>) -> Option<Arc<Self>> {
         request
             .extensions
             .get::<axum::http::request::Parts>()?
@@ -124,7 +124,7 @@ impl CallStream {
     }
 
     /// `body`, the call's SSE response, read on its way out for the stream's id.
-    pub(super) fn watch(self: &Arc<Self>, body: Body) -> Body {
+    pub(crate) fn watch(self: &Arc<Self>, body: Body) -> Body {
         let call = Arc::clone(self);
         let frames = body.into_data_stream().inspect(move |frame| {
             if let Ok(frame) = frame
@@ -139,7 +139,7 @@ impl CallStream {
 
     /// `body`, a GET's stream resuming this call's: the client counts as back from its first
     /// event (a resume that failed sends none) until it ends.
-    pub(super) fn resumed(self: &Arc<Self>, body: Body) -> Body {
+    pub(crate) fn resumed(self: &Arc<Self>, body: Body) -> Body {
         let mut back = Back {
             call: Arc::clone(self),
             since: None,
@@ -160,7 +160,7 @@ impl CallStream {
     /// Closes the stream, the client told to come back after `retry` (at most half the
     /// session's idle timeout, so that the session outlives the wait); whether the client is
     /// now away (or already was).
-    pub(super) async fn close(self: &Arc<Self>, retry: Duration) -> bool {
+    pub(crate) async fn close(self: &Arc<Self>, retry: Duration) -> bool {
         let _one = self.closing.lock().await;
         let before = *self.presence.borrow();
         if before.away() {
@@ -209,7 +209,7 @@ impl CallStream {
 
     /// Waits, while the client is away, until it is back (or `gone`, or the session's idle
     /// timeout has passed): the answer then goes to the resumed stream instead of nowhere.
-    pub(super) async fn until_back(&self, gone: impl Future<Output = ()>) {
+    pub(crate) async fn until_back(&self, gone: impl Future<Output = ()>) {
         if !self.presence.borrow().away() {
             return;
         }

@@ -82,13 +82,13 @@ impl fmt::Debug for OAuthResourceConfig {
 pub struct ResourceServerError(String);
 
 impl ResourceServerError {
-    pub(super) fn new(message: String) -> Self {
+    pub(crate) fn new(message: String) -> Self {
         Self(message)
     }
 }
 
 /// The running resource server: the discovered endpoint and the verdicts kept.
-pub(super) struct ResourceServer {
+pub(crate) struct ResourceServer {
     config: OAuthResourceConfig,
     resource: String,
     introspection: String,
@@ -103,7 +103,7 @@ type Kept = HashMap<Box<[u8]>, (Verdict, Instant)>;
 
 /// What the introspection said of a token.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Verdict {
+pub(crate) enum Verdict {
     /// Accepted; the identity it names (its subject), if any, to which the sessions it opens
     /// belong.
     Accepted(Option<Owner>),
@@ -126,11 +126,11 @@ impl fmt::Debug for ResourceServer {
 impl ResourceServer {
     /// Discovers the issuer's introspection endpoint; `endpoint` is the bound endpoint's URL,
     /// the resource when the config names none.
-    pub(super) async fn start(
+    pub(crate) async fn start(
         config: OAuthResourceConfig,
         endpoint: &str,
     ) -> Result<Self, ResourceServerError> {
-        crate::mcp::client::remote::install_crypto_provider();
+        crate::mcp::tls::install_crypto_provider();
         let http = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .build()
@@ -167,7 +167,7 @@ impl ResourceServer {
     }
 
     /// The protected-resource metadata (RFC 9728).
-    pub(super) fn metadata(&self) -> Value {
+    pub(crate) fn metadata(&self) -> Value {
         json!({
             "resource": self.resource,
             "authorization_servers": [self.config.issuer],
@@ -177,19 +177,19 @@ impl ResourceServer {
     }
 
     /// The URL of the metadata: the well-known path, then the resource's path (RFC 9728 3.1).
-    pub(super) fn metadata_url(&self) -> String {
+    pub(crate) fn metadata_url(&self) -> String {
         let (origin, path) = split_origin(&self.resource);
         format!("{origin}/.well-known/oauth-protected-resource{path}")
     }
 
     /// The scopes every token must carry, space-separated (for a challenge).
-    pub(super) fn scope(&self) -> String {
+    pub(crate) fn scope(&self) -> String {
         self.config.scopes.join(" ")
     }
 
     /// The verdict on `token`: kept, or asked of the authorization server. `Err`: the
     /// authorization server could not be asked (nothing is kept then).
-    pub(super) async fn judge(&self, token: &[u8]) -> Result<Verdict, String> {
+    pub(crate) async fn judge(&self, token: &[u8]) -> Result<Verdict, String> {
         if let Some(verdict) = self.kept_verdict(token) {
             return Ok(verdict);
         }

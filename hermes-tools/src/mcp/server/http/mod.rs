@@ -29,6 +29,13 @@
 //! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
 //!   gets a JSON-RPC error body.
 
+pub(crate) mod bearer;
+#[cfg(feature = "mcp-remote")]
+pub(crate) mod oauth;
+pub(crate) mod origin;
+mod owners;
+pub(crate) mod polling;
+
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -46,13 +53,13 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-use super::bearer::BearerTokens;
-use super::jsonrpc::{self, Incoming, JsonRpcError};
-use super::origin::AllowedOrigins;
-use super::owners::{self, Owner, SessionOwners};
-use super::polling::Streams;
+use self::bearer::BearerTokens;
 #[cfg(feature = "mcp-remote")]
-use super::resource_server::{ResourceServer, ResourceServerError, Verdict};
+use self::oauth::{ResourceServer, ResourceServerError, Verdict};
+use self::origin::AllowedOrigins;
+use self::owners::{Owner, SessionOwners};
+use self::polling::Streams;
+use super::jsonrpc::{self, Incoming, JsonRpcError};
 use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.

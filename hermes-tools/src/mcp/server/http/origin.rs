@@ -54,13 +54,13 @@ pub struct InvalidOrigin {
 
 /// The origins allowed beside loopback ones.
 #[derive(Debug, Clone, Default)]
-pub(super) struct AllowedOrigins {
+pub(crate) struct AllowedOrigins {
     extra: Vec<Origin>,
 }
 
 impl AllowedOrigins {
     /// Reads the operator's list.
-    pub(super) fn parse(origins: &[String]) -> Result<Self, InvalidOrigin> {
+    pub(crate) fn parse(origins: &[String]) -> Result<Self, InvalidOrigin> {
         let extra = origins
             .iter()
             .map(|text| {
@@ -74,7 +74,7 @@ impl AllowedOrigins {
 
     /// `Ok` when a request with this `Origin` header (if any) may be served; otherwise the
     /// reason, for the refusal.
-    pub(super) fn check(&self, header: Option<&[u8]>) -> Result<(), String> {
+    pub(crate) fn check(&self, header: Option<&[u8]>) -> Result<(), String> {
         let Some(header) = header else {
             return Ok(());
         };

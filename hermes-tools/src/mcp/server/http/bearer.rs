@@ -124,7 +124,7 @@ impl BearerTokens {
 
     /// Which accepted token an `Authorization` header value carries (its place among them),
     /// if any.
-    pub(super) fn admitted(&self, authorization: Option<&[u8]>) -> Option<usize> {
+    pub(crate) fn admitted(&self, authorization: Option<&[u8]>) -> Option<usize> {
         let token = authorization.and_then(bearer_token)?;
         // Every token is compared, whichever matches, and the match is picked without a branch.
         let (found, index) = self.tokens.iter().enumerate().fold(

@@ -21,7 +21,7 @@ use parking_lot::Mutex;
 
 /// Who opened a session, compared whole, never logged.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Owner {
+pub(crate) enum Owner {
     /// The holder of the accepted bearer token at this place in the list.
     Bearer(usize),
     /// An OAuth token's subject.
@@ -33,14 +33,14 @@ pub(super) enum Owner {
 }
 
 /// The identity of the `index`th accepted bearer token.
-pub(super) fn bearer(index: usize) -> Owner {
+pub(crate) fn bearer(index: usize) -> Owner {
     Owner::Bearer(index)
 }
 
 /// The identity an OAuth authorization server gave a token: its subject, if it names one
 /// (not its client: every user of one client app would then be one identity).
 #[cfg(feature = "mcp-remote")]
-pub(super) fn oauth(subject: Option<&str>) -> Option<Owner> {
+pub(crate) fn oauth(subject: Option<&str>) -> Option<Owner> {
     subject
         .filter(|subject| !subject.is_empty())
         .map(|subject| Owner::Subject(Arc::from(subject)))
@@ -48,7 +48,7 @@ pub(super) fn oauth(subject: Option<&str>) -> Option<Owner> {
 
 /// The owners of one endpoint's live sessions.
 #[derive(Default)]
-pub(super) struct SessionOwners {
+pub(crate) struct SessionOwners {
     owners: Mutex<HashMap<Arc<str>, Owner>>,
     /// Keys the names of identities known only by their token, so that no token is kept.
     #[cfg(feature = "mcp-remote")]
@@ -58,13 +58,13 @@ pub(super) struct SessionOwners {
 impl SessionOwners {
     /// The identity of a token that names none (an OAuth token without a subject).
     #[cfg(feature = "mcp-remote")]
-    pub(super) fn token(&self, token: &[u8]) -> Owner {
+    pub(crate) fn token(&self, token: &[u8]) -> Owner {
         Owner::Token(self.salt.hash_one(token))
     }
 
     /// Records that `owner` opened `session`, forgetting the sessions that have ended (those
     /// for which `live` is false).
-    pub(super) fn bind(&self, session: &str, owner: Owner, live: impl Fn(&str) -> bool) {
+    pub(crate) fn bind(&self, session: &str, owner: Owner, live: impl Fn(&str) -> bool) {
         let mut owners = self.owners.lock();
         owners.retain(|session, _| live(session));
         owners.insert(Arc::from(session), owner);
@@ -72,7 +72,7 @@ impl SessionOwners {
 
     /// Whether `owner` may use `session`: it opened it, or nobody is recorded as having done
     /// so (a session `rmcp` does not know either, which it answers 404 itself).
-    pub(super) fn admits(&self, session: &str, owner: &Owner) -> bool {
+    pub(crate) fn admits(&self, session: &str, owner: &Owner) -> bool {
         self.owners
             .lock()
             .get(session)

@@ -1,0 +1,204 @@
+//! One `tools/call`, served: the call's context (the tool's progress and log messages sent to
+//! the client as they come, the stream it may close for SSE polling), the run (until the
+//! answer, or the client's cancellation), and the result held to the output schema the client
+//! was shown. `handler.rs` only routes the request here.
+
+// Logging is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
+// clients of the 2025 versions still set a level and read tools' messages, so we serve it.
+#![allow(deprecated)]
+
+use std::borrow::Cow;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResponse, JsonObject, LoggingLevel, ProgressToken};
+use rmcp::service::{RequestContext, RoleServer};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use super::http::polling::CallStream;
+use super::{Listing, ToolServer, convert};
+use crate::{CallOptions, ToolAnswer, ToolContext, ToolRegistry};
+
+/// The arguments as the text the pipeline judges (none: `{}`).
+pub(super) fn arguments_text(arguments: Option<&JsonObject>) -> Result<String, ErrorData> {
+    match arguments {
+        Some(arguments) => serde_json::to_string(arguments)
+            .map_err(|err| ErrorData::invalid_params(err.to_string(), None)),
+        None => Ok("{}".to_owned()),
+    }
+}
+
+/// The call's result, held to the output schema the client was shown (as `tools/list`
+/// rendered it).
+pub(super) fn result(answer: &ToolAnswer, listing: &Listing, name: &str) -> CallToolResponse {
+    let schema = listing
+        .definitions
+        .definition(name)
+        .and_then(|definition| definition.get("outputSchema"));
+    convert::held_to(convert::call_result(answer), schema).into()
+}
+
+impl ToolServer {
+    /// The options of a served call: judged by the listing the client was given.
+    pub(super) fn served_options(&self, listing: &Listing) -> CallOptions {
+        // A sync tool runs on this task's worker, as in `rmcp`'s server: `block_in_place` would
+        // cost more than most tools (5-15 µs). A tool that may block for long is `blocking`.
+        let mut options = self.options.clone().on_worker();
+        if self.agent_loop_tools {
+            // The operator made this client the agent loop (and listed its tools).
+            options = options.from_agent_loop();
+        }
+        options.definitions(listing.definitions.clone())
+    }
+
+    /// A call of `request` about to run: its context, reporting to the client.
+    pub(super) fn served_call<'r>(
+        &self,
+        request: &'r RequestContext<RoleServer>,
+    ) -> ServedCall<'r> {
+        // The tool's progress reports (for a client that asked for them) and log messages (at
+        // the client's level or above): queued by the tool, from any thread, in order, and sent
+        // from the call's task while it runs.
+        let (sender, reports) = tokio::sync::mpsc::unbounded_channel();
+        let token = request.meta.get_progress_token();
+        let mut ctx = self.call_context(request);
+        if token.is_some() {
+            let sender = sender.clone();
+            ctx = ctx.with_progress(move |progress| {
+                let _ = sender.send(Report::Progress(progress));
+            });
+        }
+        let least = Arc::clone(&self.log_level);
+        ctx = ctx.with_log(move |level, message| {
+            if level as u8 >= least.load(Ordering::Relaxed) {
+                let _ = sender.send(Report::Log(level, message.to_owned()));
+            }
+        });
+        // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling),
+        // for a client of a version that comes back for it.
+        let comes_back = request.peer.peer_info().is_some_and(|client| {
+            client.protocol_version >= rmcp::model::ProtocolVersion::V_2025_11_25
+        });
+        let stream = CallStream::of(request).filter(|_| comes_back);
+        if let Some(stream) = &stream {
+            let stream = Arc::clone(stream);
+            ctx = ctx.with_stream_closer(move |retry| {
+                let stream = Arc::clone(&stream);
+                Box::pin(async move { stream.close(retry).await })
+            });
+        }
+        ServedCall {
+            request,
+            ctx,
+            reports,
+            token,
+            stream,
+        }
+    }
+}
+
+/// A call's context and what it reports through, for the length of the call.
+pub(super) struct ServedCall<'r> {
+    request: &'r RequestContext<RoleServer>,
+    ctx: ToolContext,
+    reports: UnboundedReceiver<Report>,
+    token: Option<ProgressToken>,
+    stream: Option<Arc<CallStream>>,
+}
+
+impl ServedCall<'_> {
+    /// Runs tool `name` through `registry`'s pipeline, sending its reports as they come; `Err`
+    /// when the client cancelled the call.
+    pub(super) async fn run(
+        mut self,
+        registry: &ToolRegistry,
+        name: &str,
+        args: &str,
+        options: &CallOptions,
+    ) -> Result<ToolAnswer, ErrorData> {
+        let call = registry.call_with(name, args, &self.ctx, options);
+        let mut call = std::pin::pin!(call);
+        // A client's `notifications/cancelled` drops the call: an async tool stops at its next
+        // await point (a `blocking` one finishes on the blocking pool, unobserved).
+        let request = self.request;
+        let answer = loop {
+            tokio::select! {
+                biased;
+                answer = &mut call => break answer,
+                Some(report) = self.reports.recv() => {
+                    notify(request, name, self.token.as_ref(), report).await;
+                }
+                () = request.ct.cancelled() => {
+                    return Err(ErrorData::internal_error(
+                        Cow::Owned(format!("the call to {name} was cancelled")),
+                        None,
+                    ));
+                }
+            }
+        };
+        // Reports made just before the answer still precede it.
+        while let Ok(report) = self.reports.try_recv() {
+            notify(request, name, self.token.as_ref(), report).await;
+        }
+        if let Some(stream) = &self.stream {
+            // rmcp would send the answer to a closed stream and forget it: wait for the client.
+            stream.until_back(request.ct.cancelled()).await;
+        }
+        Ok(answer)
+    }
+}
+
+/// What a running tool reported: progress, or a log message.
+enum Report {
+    Progress(crate::call::Progress),
+    Log(crate::call::LogLevel, String),
+}
+
+/// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
+/// `token`, a log message as `notifications/message`, credentials masked in either's text.
+async fn notify(
+    context: &RequestContext<RoleServer>,
+    tool: &str,
+    token: Option<&rmcp::model::ProgressToken>,
+    report: Report,
+) {
+    let sent = match report {
+        Report::Progress(progress) => {
+            let Some(token) = token else { return };
+            let mut params =
+                rmcp::model::ProgressNotificationParam::new(token.clone(), progress.done);
+            params.total = progress.total;
+            params.message = progress
+                .message
+                .map(|text| crate::secrets::redact(&text).into_owned());
+            context.peer.notify_progress(params).await
+        }
+        Report::Log(level, message) => {
+            let data = serde_json::Value::String(crate::secrets::redact(&message).into_owned());
+            let mut params =
+                rmcp::model::LoggingMessageNotificationParam::new(level_of(level), data);
+            params.logger = Some(tool.to_owned());
+            context.peer.notify_logging_message(params).await
+        }
+    };
+    // A client gone mid-call misses the report; the call's answer says the rest.
+    if let Err(err) = sent {
+        tracing::debug!(error = %err, "a notification of a running tool was not sent");
+    }
+}
+
+/// MCP's name for a log level.
+fn level_of(level: crate::call::LogLevel) -> LoggingLevel {
+    use crate::call::LogLevel as L;
+    match level {
+        L::Debug => LoggingLevel::Debug,
+        L::Info => LoggingLevel::Info,
+        L::Notice => LoggingLevel::Notice,
+        L::Warning => LoggingLevel::Warning,
+        L::Error => LoggingLevel::Error,
+        L::Critical => LoggingLevel::Critical,
+        L::Alert => LoggingLevel::Alert,
+        L::Emergency => LoggingLevel::Emergency,
+    }
+}
