@@ -152,15 +152,15 @@ use std::fmt;
 
 use crate::definitions::formats::Format;
 
-mod answer;
 mod at;
+mod messages;
 mod parse;
 mod stream;
 #[cfg(test)]
 mod tests;
 pub(crate) mod turn;
 
-pub use answer::answer_messages;
+pub use messages::answer_messages;
 pub use parse::parse_calls;
 pub use stream::CallAccumulator;
 pub use turn::TurnCancel;

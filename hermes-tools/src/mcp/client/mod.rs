@@ -68,8 +68,8 @@ use crate::config::Config;
 use crate::toolsets::availability::{Clock, SystemClock};
 use crate::toolsets::{Composite, Selection};
 
-mod answer;
 mod breaker;
+mod call_result;
 #[cfg(feature = "mcp-remote")]
 mod expand;
 mod naming;
@@ -79,18 +79,18 @@ mod progress;
 mod remote;
 mod requests;
 mod rest;
-mod server;
 mod session;
 #[cfg(feature = "mcp-remote")]
 mod sse;
 mod stdio;
 mod stdout;
 mod supervisor;
+mod upstream;
 mod utility;
 
 pub use oauth::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS};
-use server::Server;
 pub use supervisor::Backoff;
+use upstream::Server;
 
 /// How long [`McpClients::shutdown`] waits for servers to close before killing them.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(3);

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
 use super::ServerState;
-use super::server::{Listing, Server};
+use super::upstream::{Listing, Server};
 use rmcp::model::ClientRequest;
 use rmcp::service::RoleClient;
 

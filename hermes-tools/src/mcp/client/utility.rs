@@ -22,7 +22,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RoleClient, ServiceError};
 use serde_json::{Map, Value, json};
 
-use super::answer;
+use super::call_result;
 use crate::call::answer::{IntoAnswer, ToolAnswer, ToolContent};
 
 /// One utility tool.
@@ -245,7 +245,7 @@ fn prompt_answer(prompt: GetPromptResult) -> ToolAnswer {
         .into_iter()
         .map(|message| {
             let role = serde_json::to_value(&message.role).unwrap_or(Value::Null);
-            json!({"role": role, "content": answer::describe(message.content)})
+            json!({"role": role, "content": call_result::describe(message.content)})
         })
         .collect();
     let mut answer = Map::new();

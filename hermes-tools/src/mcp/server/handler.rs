@@ -20,7 +20,7 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
 use super::ask::ClientAsker;
-use super::catalog;
+use super::content;
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, call, convert, jsonrpc};
 use crate::ToolContext;
@@ -59,9 +59,9 @@ impl ToolServer {
     fn subscriptions(
         &self,
         request: &RequestContext<RoleServer>,
-    ) -> Result<Arc<catalog::Subscriptions>, ErrorData> {
+    ) -> Result<Arc<content::Subscriptions>, ErrorData> {
         self.call_context(request)
-            .session_state::<catalog::Subscriptions>()
+            .session_state::<content::Subscriptions>()
             .ok_or_else(|| {
                 ErrorData::invalid_request(
                     "Subscribing needs a session: connect with `initialize` (an Mcp-Session-Id \
@@ -115,15 +115,15 @@ impl ServerHandler for ToolServer {
             .enable_tool_list_changed()
             .build();
         // Declared only when something is linked: a client then offers nothing it lacks.
-        if catalog::has_resources() {
+        if content::has_resources() {
             let mut resources = ResourcesCapability::default();
             resources.subscribe = Some(true);
             capabilities.resources = Some(resources);
         }
-        if catalog::has_prompts() {
+        if content::has_prompts() {
             capabilities.prompts = Some(PromptsCapability::default());
         }
-        if catalog::has_resources() || catalog::has_prompts() {
+        if content::has_resources() || content::has_prompts() {
             capabilities.completions = Some(JsonObject::new());
         }
         let config = ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
@@ -181,7 +181,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(catalog::list_resources())
+        Ok(content::list_resources())
     }
 
     async fn list_resource_templates(
@@ -189,7 +189,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(catalog::list_templates())
+        Ok(content::list_templates())
     }
 
     async fn read_resource(
@@ -197,7 +197,7 @@ impl ServerHandler for ToolServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        catalog::read(&request.uri)
+        content::read(&request.uri)
             .await
             .map(ReadResourceResponse::Complete)
     }
@@ -225,7 +225,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(catalog::list_prompts())
+        Ok(content::list_prompts())
     }
 
     async fn get_prompt(
@@ -233,7 +233,7 @@ impl ServerHandler for ToolServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        catalog::get(request).await.map(GetPromptResponse::Complete)
+        content::get(request).await.map(GetPromptResponse::Complete)
     }
 
     async fn complete(
@@ -241,7 +241,7 @@ impl ServerHandler for ToolServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        catalog::complete(&request)
+        content::complete(&request)
     }
 
     /// `rmcp` reads a request of a known method whose params do not parse as a custom

@@ -115,7 +115,7 @@ use crate::{ToolContext, call::Session};
 
 mod ask;
 mod call;
-mod catalog;
+mod content;
 mod convert;
 mod handler;
 mod http;

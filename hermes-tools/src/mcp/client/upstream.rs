@@ -31,7 +31,7 @@ use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
-use super::{McpOptions, RejectedTool, ServerState, ServerStatus, answer};
+use super::{McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -477,11 +477,11 @@ async fn request(
             cancel.0 = None;
             match result? {
                 ServerResult::CallToolResult(result) => {
-                    Ok(answer::from_result(&server, &tool, result, typed))
+                    Ok(call_result::from_result(&server, &tool, result, typed))
                 }
                 // `{}` (no content at all) reads as an empty result, as rmcp's `call_tool`
                 // reads it.
-                ServerResult::EmptyResult(_) => Ok(answer::from_result(
+                ServerResult::EmptyResult(_) => Ok(call_result::from_result(
                     &server,
                     &tool,
                     CallToolResult::default(),
