@@ -81,6 +81,17 @@ fn everything(max_tokens: u32, max_per_minute: u32) -> Config {
     }
 }
 
+/// A registry with `config`'s servers started, their questions answered by `asker`.
+async fn started(config: &Config, asker: Arc<dyn Asker>) -> (ToolRegistry, McpClients) {
+    let options = McpOptions {
+        asker: Some(asker),
+        ..McpOptions::default()
+    };
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start_with(&registry, config, &Selection::default(), options).await;
+    (registry, clients)
+}
+
 async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools::ToolAnswer {
     registry
         .call(name, &args.to_string(), &ToolContext::new())
@@ -91,18 +102,7 @@ async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools:
 #[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn a_sampling_request_is_answered_by_the_agents_asker_within_the_servers_bounds() {
     let sampler = Arc::new(TestSampler::default());
-    let options = McpOptions {
-        asker: Some(sampler.clone()),
-        ..McpOptions::default()
-    };
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(
-        &registry,
-        &everything(100, 2),
-        &Selection::default(),
-        options,
-    )
-    .await;
+    let (registry, clients) = started(&everything(100, 2), sampler.clone()).await;
 
     let tool = "mcp__everything__trigger_sampling_request";
     let answer = call(
@@ -147,10 +147,6 @@ async fn a_sampling_request_is_answered_by_the_agents_asker_within_the_servers_b
 #[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
 async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
     let sampler = Arc::new(TestSampler::default());
-    let options = McpOptions {
-        asker: Some(sampler.clone()),
-        ..McpOptions::default()
-    };
     // Two servers, one allowed the sampler's model by prefix, one not.
     let mut config = everything(100, 10);
     let mut allowed = config.mcp_servers["everything"].clone();
@@ -162,8 +158,7 @@ async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
         ("denied".to_owned(), denied),
     ]
     .into();
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
+    let (registry, clients) = started(&config, sampler.clone()).await;
     let ok = call(
         &registry,
         "mcp__allowed__trigger_sampling_request",
@@ -213,18 +208,7 @@ async fn without_an_asker_nothing_is_offered_and_the_server_does_not_ask() {
     clients.shutdown().await;
 
     // An asker that only samples is offered sampling, not elicitation.
-    let options = McpOptions {
-        asker: Some(Arc::new(TestSampler::default())),
-        ..McpOptions::default()
-    };
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(
-        &registry,
-        &everything(100, 10),
-        &Selection::default(),
-        options,
-    )
-    .await;
+    let (registry, clients) = started(&everything(100, 10), Arc::new(TestSampler::default())).await;
     assert!(
         registry
             .get("mcp__everything__trigger_sampling_request")
@@ -242,12 +226,7 @@ async fn without_an_asker_nothing_is_offered_and_the_server_does_not_ask() {
     if let Some(server) = config.mcp_servers.get_mut("everything") {
         server.sampling.enabled = false;
     }
-    let options = McpOptions {
-        asker: Some(Arc::new(TestSampler::default())),
-        ..McpOptions::default()
-    };
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
+    let (registry, clients) = started(&config, Arc::new(TestSampler::default())).await;
     assert!(registry.get("mcp__everything__echo").is_some());
     assert!(
         registry
@@ -272,18 +251,7 @@ async fn an_elicitation_is_answered_by_the_agents_asker() {
             reply,
             seen: Mutex::new(Vec::new()),
         });
-        let options = McpOptions {
-            asker: Some(elicitor.clone()),
-            ..McpOptions::default()
-        };
-        let registry = ToolRegistry::new();
-        let clients = McpClients::start_with(
-            &registry,
-            &everything(100, 10),
-            &Selection::default(),
-            options,
-        )
-        .await;
+        let (registry, clients) = started(&everything(100, 10), elicitor.clone()).await;
         let answer = call(
             &registry,
             "mcp__everything__trigger_elicitation_request",
