@@ -13,7 +13,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr, Path};
 
-use crate::attr::{once, parse_keys, path_text};
+use crate::attr::{Key, Keys, parse_keys, value};
 use crate::check::{self, Ctxt};
 use crate::docs;
 use crate::expand::{provenance, static_ident};
@@ -25,31 +25,26 @@ struct PluginAttr {
     krate: Option<Path>,
 }
 
-const PLUGIN_KEYS: &str = "name, crate";
+/// The keys of `#[plugin(...)]`.
+const PLUGIN_KEYS: Keys<PluginAttr> = Keys {
+    attribute: "#[plugin]",
+    keys: &[
+        Key::new("name", |a, m| {
+            value(m, &mut a.name)?;
+            a.name
+                .as_ref()
+                .map_or(Ok(()), |name| check::name_of("plugin name", name))
+        }),
+        Key::new("crate", |a, m| value(m, &mut a.krate)),
+    ],
+};
 
 impl PluginAttr {
     /// Parses the arguments, reporting every bad key to `cx`; a name is checked against the
     /// rule.
     fn parse(cx: &Ctxt, tokens: TokenStream) -> PluginAttr {
         let mut attr = PluginAttr::default();
-        parse_keys(cx, tokens, |meta| {
-            if meta.path.is_ident("name") {
-                once(meta, attr.name.is_some())?;
-                let name: LitStr = meta.value()?.parse()?;
-                check::name_of("plugin name", &name)?;
-                attr.name = Some(name);
-                Ok(())
-            } else if meta.path.is_ident("crate") {
-                once(meta, attr.krate.is_some())?;
-                attr.krate = Some(meta.value()?.parse()?);
-                Ok(())
-            } else {
-                Err(meta.error(format!(
-                    "unknown #[plugin] key `{}`; expected one of: {PLUGIN_KEYS}",
-                    path_text(&meta.path)
-                )))
-            }
-        });
+        parse_keys(cx, tokens, |meta| PLUGIN_KEYS.parse(&mut attr, meta));
         attr
     }
 }
@@ -137,5 +132,13 @@ fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStream 
             },
             provenance: #provenance,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plugin_keys() {
+        crate::attr::tests::check_table(&super::PLUGIN_KEYS);
     }
 }
