@@ -19,6 +19,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Path};
 
@@ -82,10 +83,22 @@ pub fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStr
 
 /// `FOO_TOOL` / `FOO_PLUGIN` for a function `foo` (or `r#foo`).
 pub fn static_ident(ident: &Ident, suffix: &str) -> Ident {
-    format_ident!(
-        "{}_{suffix}",
-        ident.to_string().trim_start_matches("r#").to_uppercase()
-    )
+    format_ident!("{}_{suffix}", ident.unraw().to_string().to_uppercase())
+}
+
+/// A local of the expansion (`__hermes_text`, `__hermes_arg_0`...), mixed-site: hygienic as a
+/// `macro_rules!` local, so no name the user writes (the function's, a parameter's, a path in
+/// an attribute) can see it, whatever it is named.
+pub fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// An item the expansion declares in a declaration's block beside the call of the function
+/// `function`: `__hermes_{role}_{function}`. Items are not hygienic (mixed-site or not), but a
+/// name derived from the function's, and longer, is never the function's: `#[tool] fn
+/// __hermes_call(...)` still calls itself, not the wrapper.
+pub fn item_ident(function: &Ident, role: &str) -> Ident {
+    format_ident!("__hermes_{role}_{}", function.unraw())
 }
 
 /// Where a declaration is: the one `Provenance` expression of every expansion, with the line
