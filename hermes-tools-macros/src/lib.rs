@@ -14,6 +14,10 @@
 //! split in `catalog` (`catalog::attr`, `catalog::model`, `catalog::expand`, placeholders
 //! `FOO_RESOURCE` / `FOO_PROMPT`). Each attribute's keys are one table (`attr::Keys`), which
 //! its parser looks keys up in and its "unknown key" error lists.
+//!
+//! Generated code is hygienic: its locals are mixed-site (`expand::local`), a parameter's
+//! value is bound to a name of the expansion's own, items beside a call of the function are
+//! named after it (`expand::item_ident`), and every path is absolute (`::core::...`).
 
 mod attr;
 mod catalog;

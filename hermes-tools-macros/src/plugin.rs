@@ -16,7 +16,7 @@ use syn::{ItemFn, LitStr, Path};
 use crate::attr::{Key, Keys, parse_keys, value};
 use crate::check::{self, Ctxt};
 use crate::docs;
-use crate::expand::{provenance, static_ident};
+use crate::expand::{local_at, provenance, static_ident};
 
 /// The keys of `#[plugin(...)]`, as written.
 #[derive(Default)]
@@ -85,8 +85,9 @@ fn declaration(krate: &Path, attr: &PluginAttr, function: &ItemFn) -> TokenStrea
     let description = docs::join(&docs::lines(&function.attrs));
     let static_ident = static_ident(ident, "PLUGIN");
     // A typed `let` spanned at the function's name: a wrong signature is one E0308 there.
+    let register = local_at("__hermes_register", ident.span());
     let register = quote_spanned! {ident.span()=>
-        { let register: fn(&mut #private::PluginContext<'_>) = #ident; register }
+        { let #register: fn(&mut #private::PluginContext<'_>) = #ident; #register }
     };
     let provenance = provenance(&private, ident.span());
     let doc =
