@@ -5,7 +5,7 @@
 
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
-use syn::parse::{ParseStream, Parser};
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::{Attribute, Expr, LitBool, LitInt, LitStr, Path, Token, bracketed};
 
 use crate::check::Ctxt;
@@ -47,6 +47,48 @@ impl Written {
     }
 }
 
+/// One key of an attribute: its name, and how its value is read into the attribute `A`.
+pub struct Key<A> {
+    name: &'static str,
+    parse: KeyParser<A>,
+}
+
+type KeyParser<A> = fn(&mut A, &ParseNestedMeta<'_>) -> syn::Result<()>;
+
+impl<A> Key<A> {
+    pub const fn new(name: &'static str, parse: KeyParser<A>) -> Self {
+        Key { name, parse }
+    }
+}
+
+/// An attribute's keys: the one table its parser looks keys up in and its "unknown key" error
+/// lists, so the two cannot disagree.
+pub struct Keys<A: 'static> {
+    /// The attribute, as the error names it (`#[tool]`).
+    pub attribute: &'static str,
+    pub keys: &'static [Key<A>],
+}
+
+impl<A> Keys<A> {
+    /// Reads the key `meta` into `attr`, or refuses it, naming every key of the table.
+    pub fn parse(&self, attr: &mut A, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+        match self.keys.iter().find(|key| meta.path.is_ident(key.name)) {
+            Some(key) => (key.parse)(attr, meta),
+            None => Err(meta.error(format!(
+                "unknown {} key `{}`; expected one of: {}",
+                self.attribute,
+                path_text(&meta.path),
+                self.names().join(", ")
+            ))),
+        }
+    }
+
+    /// The keys' names, in the table's order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.keys.iter().map(|key| key.name).collect()
+    }
+}
+
 /// The keys of `#[tool(...)]`, as written.
 #[derive(Default)]
 pub struct ToolAttr {
@@ -72,10 +114,40 @@ pub struct ToolAttr {
     written: Written,
 }
 
-const TOOL_KEYS: &str = "toolset, emoji, check, name, requires_env, max_result_chars, \
-                         dynamic_schema, overrides, timeout_secs, needs_approval, blocking, \
-                         raw_output, read_only, destructive, parallel, unlisted, crate, \
-                         description";
+/// The keys of `#[tool(...)]`, in the order the "expected one of" message lists them.
+const TOOL_KEYS: Keys<ToolAttr> = Keys {
+    attribute: "#[tool]",
+    keys: &[
+        Key::new("toolset", |a, m| value(m, &mut a.toolset)),
+        Key::new("emoji", |a, m| value(m, &mut a.emoji)),
+        Key::new("check", |a, m| value(m, &mut a.check)),
+        Key::new("name", |a, m| value(m, &mut a.name)),
+        Key::new("requires_env", |a, m| {
+            once(m, !a.requires_env.is_empty())?;
+            let value = m.value()?;
+            let content;
+            bracketed!(content in value);
+            a.requires_env = content
+                .parse_terminated(|s: ParseStream<'_>| s.parse::<LitStr>(), Token![,])?
+                .into_iter()
+                .collect();
+            Ok(())
+        }),
+        Key::new("max_result_chars", |a, m| value(m, &mut a.max_result_chars)),
+        Key::new("dynamic_schema", |a, m| value(m, &mut a.dynamic_schema)),
+        Key::new("overrides", |a, m| a.overrides.set(m)),
+        Key::new("timeout_secs", |a, m| value(m, &mut a.timeout_secs)),
+        Key::new("needs_approval", |a, m| a.needs_approval.set(m)),
+        Key::new("blocking", |a, m| a.blocking.set(m)),
+        Key::new("raw_output", |a, m| a.raw_output.set(m)),
+        Key::new("read_only", |a, m| a.read_only.set(m)),
+        Key::new("destructive", |a, m| a.destructive.set(m)),
+        Key::new("parallel", |a, m| a.parallel.set(m)),
+        Key::new("unlisted", |a, m| a.unlisted.set(m)),
+        Key::new("crate", |a, m| value(m, &mut a.krate)),
+        Key::new("description", |a, m| value(m, &mut a.description)),
+    ],
+};
 
 impl ToolAttr {
     /// Parses the attribute's arguments, reporting every bad key to `cx`, not just the first,
@@ -84,7 +156,7 @@ impl ToolAttr {
         let mut attr = ToolAttr::default();
         let complete = parse_keys(cx, tokens, |meta| {
             attr.written.keys.push(path_text(&meta.path));
-            attr.key(meta)
+            TOOL_KEYS.parse(&mut attr, meta)
         });
         attr.written.incomplete = !complete;
         attr
@@ -93,69 +165,6 @@ impl ToolAttr {
     /// Whether `key` was written, or may have been (after a syntax error).
     pub fn maybe_written(&self, key: &str) -> bool {
         self.written.maybe(key)
-    }
-
-    fn key(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-        let path = &meta.path;
-        if path.is_ident("toolset") {
-            once(meta, self.toolset.is_some())?;
-            self.toolset = Some(meta.value()?.parse()?);
-        } else if path.is_ident("emoji") {
-            once(meta, self.emoji.is_some())?;
-            self.emoji = Some(meta.value()?.parse()?);
-        } else if path.is_ident("check") {
-            once(meta, self.check.is_some())?;
-            self.check = Some(meta.value()?.parse()?);
-        } else if path.is_ident("name") {
-            once(meta, self.name.is_some())?;
-            self.name = Some(meta.value()?.parse()?);
-        } else if path.is_ident("requires_env") {
-            once(meta, !self.requires_env.is_empty())?;
-            let value = meta.value()?;
-            let content;
-            bracketed!(content in value);
-            self.requires_env = content
-                .parse_terminated(|s: ParseStream<'_>| s.parse::<LitStr>(), Token![,])?
-                .into_iter()
-                .collect();
-        } else if path.is_ident("max_result_chars") {
-            once(meta, self.max_result_chars.is_some())?;
-            self.max_result_chars = Some(meta.value()?.parse()?);
-        } else if path.is_ident("dynamic_schema") {
-            once(meta, self.dynamic_schema.is_some())?;
-            self.dynamic_schema = Some(meta.value()?.parse()?);
-        } else if path.is_ident("overrides") {
-            self.overrides.set(meta)?;
-        } else if path.is_ident("timeout_secs") {
-            once(meta, self.timeout_secs.is_some())?;
-            self.timeout_secs = Some(meta.value()?.parse()?);
-        } else if path.is_ident("needs_approval") {
-            self.needs_approval.set(meta)?;
-        } else if path.is_ident("blocking") {
-            self.blocking.set(meta)?;
-        } else if path.is_ident("raw_output") {
-            self.raw_output.set(meta)?;
-        } else if path.is_ident("read_only") {
-            self.read_only.set(meta)?;
-        } else if path.is_ident("destructive") {
-            self.destructive.set(meta)?;
-        } else if path.is_ident("parallel") {
-            self.parallel.set(meta)?;
-        } else if path.is_ident("unlisted") {
-            self.unlisted.set(meta)?;
-        } else if path.is_ident("crate") {
-            once(meta, self.krate.is_some())?;
-            self.krate = Some(meta.value()?.parse()?);
-        } else if path.is_ident("description") {
-            once(meta, self.description.is_some())?;
-            self.description = Some(meta.value()?.parse()?);
-        } else {
-            return Err(meta.error(format!(
-                "unknown #[tool] key `{}`; expected one of: {TOOL_KEYS}",
-                path_text(path)
-            )));
-        }
-        Ok(())
     }
 }
 
@@ -176,17 +185,32 @@ pub struct ArgAttr {
     written: Written,
 }
 
-const ARG_KEYS: &str = "max_items, min_items, max_length, min_length, minimum, maximum, \
-                        clamp, pattern, default, rename, description";
+/// The keys of `#[arg(...)]`, in the order the "expected one of" message lists them.
+const ARG_KEYS: Keys<ArgAttr> = Keys {
+    attribute: "#[arg]",
+    keys: &[
+        Key::new("max_items", |a, m| value(m, &mut a.max_items)),
+        Key::new("min_items", |a, m| value(m, &mut a.min_items)),
+        Key::new("max_length", |a, m| value(m, &mut a.max_length)),
+        Key::new("min_length", |a, m| value(m, &mut a.min_length)),
+        Key::new("minimum", |a, m| value(m, &mut a.minimum)),
+        Key::new("maximum", |a, m| value(m, &mut a.maximum)),
+        Key::new("clamp", |a, m| a.clamp.set(m)),
+        Key::new("pattern", |a, m| value(m, &mut a.pattern)),
+        Key::new("default", |a, m| value(m, &mut a.default)),
+        Key::new("rename", |a, m| value(m, &mut a.rename)),
+        Key::new("description", |a, m| value(m, &mut a.description)),
+    ],
+};
 
 impl ArgAttr {
     /// Parses every `#[arg(...)]` in `attrs` into one, reporting every error to `cx`.
     pub fn from_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ArgAttr {
         let mut arg = ArgAttr::default();
-        for attr in attrs.iter().filter(|a| a.path().is_ident("arg")) {
+        for attr in attrs.iter().filter(|a| a.path().is_ident(ARG)) {
             let parsed = attr.parse_nested_meta(|meta| {
                 arg.written.keys.push(path_text(&meta.path));
-                if let Err(err) = arg.key(&meta) {
+                if let Err(err) = ARG_KEYS.parse(&mut arg, &meta) {
                     cx.syn_error(err);
                     skip_value(&meta)?;
                 }
@@ -204,55 +228,23 @@ impl ArgAttr {
     pub fn maybe_written(&self, key: &str) -> bool {
         self.written.maybe(key)
     }
-
-    fn key(&mut self, meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
-        let path = &meta.path;
-        macro_rules! set {
-            ($field:ident) => {{
-                once(meta, self.$field.is_some())?;
-                self.$field = Some(meta.value()?.parse()?);
-            }};
-        }
-        if path.is_ident("max_items") {
-            set!(max_items)
-        } else if path.is_ident("min_items") {
-            set!(min_items)
-        } else if path.is_ident("max_length") {
-            set!(max_length)
-        } else if path.is_ident("min_length") {
-            set!(min_length)
-        } else if path.is_ident("minimum") {
-            set!(minimum)
-        } else if path.is_ident("maximum") {
-            set!(maximum)
-        } else if path.is_ident("clamp") {
-            self.clamp.set(meta)?;
-        } else if path.is_ident("pattern") {
-            set!(pattern)
-        } else if path.is_ident("default") {
-            set!(default)
-        } else if path.is_ident("rename") {
-            set!(rename)
-        } else if path.is_ident("description") {
-            set!(description)
-        } else {
-            return Err(meta.error(format!(
-                "unknown #[arg] key `{}`; expected one of: {ARG_KEYS}",
-                path_text(path)
-            )));
-        }
-        Ok(())
-    }
 }
+
+/// The parameter attributes `#[tool]` consumes: `#[arg(...)]`, `#[args]` and `///`.
+pub const ARG: &str = "arg";
+pub const ARGS: &str = "args";
+const PARAMETER_ATTRS: &[&str] = &[ARG, ARGS, "doc"];
 
 /// Whether a parameter's attributes mark it `#[args]` (the whole argument object).
 pub fn args_marker(attrs: &[Attribute]) -> Option<&Attribute> {
-    attrs.iter().find(|a| a.path().is_ident("args"))
+    attrs.iter().find(|a| a.path().is_ident(ARGS))
 }
 
 /// Whether `attr` is one that `#[tool]` consumes from a parameter.
 pub fn is_parameter_attr(attr: &Attribute) -> bool {
-    attr.path().is_ident("arg") || attr.path().is_ident("args") || attr.path().is_ident("doc")
+    PARAMETER_ATTRS
+        .iter()
+        .any(|name| attr.path().is_ident(name))
 }
 
 fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<bool> {
@@ -298,6 +290,13 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
+/// Reads `key = value` into an empty `slot`; a second `key` is an error.
+pub fn value<T: Parse>(meta: &ParseNestedMeta<'_>, slot: &mut Option<T>) -> syn::Result<()> {
+    once(meta, slot.is_some())?;
+    *slot = Some(meta.value()?.parse()?);
+    Ok(())
+}
+
 /// An error when `taken`: the key was given before.
 pub fn once(meta: &ParseNestedMeta<'_>, taken: bool) -> syn::Result<()> {
     if taken {
@@ -313,4 +312,45 @@ fn span_of(path: &Path) -> Span {
 
 pub fn path_text(path: &Path) -> String {
     quote::quote!(#path).to_string().replace(' ', "")
+}
+
+#[cfg(test)]
+pub mod tests {
+    use super::*;
+
+    /// Checks a table: its names are distinct, every key is looked up (a key written alone
+    /// may lack its value, but is never "unknown"), and an unknown key's error lists the table.
+    pub fn check_table<A: Default>(keys: &Keys<A>) {
+        let names = keys.names();
+        for (index, name) in names.iter().enumerate() {
+            assert!(
+                !names[..index].contains(name),
+                "{name} is in the table twice"
+            );
+            let meta: proc_macro2::TokenStream = name.parse().unwrap();
+            let mut attr = A::default();
+            let parsed = syn::meta::parser(|meta| keys.parse(&mut attr, &meta)).parse2(meta);
+            if let Err(err) = parsed {
+                assert!(!err.to_string().starts_with("unknown"), "{name}: {err}");
+            }
+        }
+        let mut attr = A::default();
+        let err = syn::meta::parser(|meta| keys.parse(&mut attr, &meta))
+            .parse2(quote::quote!(colour = "red"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "unknown {} key `colour`; expected one of: {}",
+                keys.attribute,
+                names.join(", ")
+            )
+        );
+    }
+
+    #[test]
+    fn tool_and_arg_keys() {
+        check_table(&TOOL_KEYS);
+        check_table(&ARG_KEYS);
+    }
 }

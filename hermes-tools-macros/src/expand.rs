@@ -19,6 +19,7 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Path};
 
@@ -82,10 +83,27 @@ pub fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStr
 
 /// `FOO_TOOL` / `FOO_PLUGIN` for a function `foo` (or `r#foo`).
 pub fn static_ident(ident: &Ident, suffix: &str) -> Ident {
-    format_ident!(
-        "{}_{suffix}",
-        ident.to_string().trim_start_matches("r#").to_uppercase()
-    )
+    format_ident!("{}_{suffix}", ident.unraw().to_string().to_uppercase())
+}
+
+/// A local of the expansion (`__hermes_text`, `__hermes_arg_0`...), mixed-site: hygienic as a
+/// `macro_rules!` local, so no name the user writes (the function's, a parameter's, a path in
+/// an attribute) can see it, whatever it is named.
+pub fn local(name: &str) -> Ident {
+    Ident::new(name, Span::mixed_site())
+}
+
+/// A [`local`] whose errors point at `span`.
+pub fn local_at(name: &str, span: Span) -> Ident {
+    Ident::new(name, Span::mixed_site().located_at(span))
+}
+
+/// An item the expansion declares in a declaration's block beside the call of the function
+/// `function`: `__hermes_{role}_{function}`. Items are not hygienic (mixed-site or not), but a
+/// name derived from the function's, and longer, is never the function's: `#[tool] fn
+/// __hermes_call(...)` still calls itself, not the wrapper.
+pub fn item_ident(function: &Ident, role: &str) -> Ident {
+    format_ident!("__hermes_{role}_{}", function.unraw())
 }
 
 /// Where a declaration is: the one `Provenance` expression of every expansion, with the line
@@ -117,25 +135,35 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
     } = tool;
     let arguments = arguments(tool, private);
     let wrapper = wrapper(tool, private, &arguments);
+    let call = item_ident(&tool.ident, "call");
     let handler = if tool.is_async {
-        quote!(#private::StaticHandler::Async(__hermes_call))
+        quote!(#private::StaticHandler::Async(#call))
     } else {
-        quote!(#private::StaticHandler::Sync(__hermes_call))
+        quote!(#private::StaticHandler::Sync(#call))
     };
     let check = match &tool.check {
         // A typed `let` spanned at the user's path: a wrong signature is one E0308 on the path.
-        Some(path) => quote_spanned! {path.span()=>
-            ::core::option::Option::Some({ let check: fn() -> bool = #path; check })
-        },
+        Some(path) => {
+            let check = local_at("__hermes_check", path.span());
+            quote_spanned! {path.span()=>
+                ::core::option::Option::Some({
+                    let #check: fn() -> ::core::primitive::bool = #path;
+                    #check
+                })
+            }
+        }
         None => quote!(::core::option::Option::None),
     };
     let dynamic_schema = match &tool.dynamic_schema {
-        Some(path) => quote_spanned! {path.span()=>
-            ::core::option::Option::Some({
-                let dynamic_schema: fn(&#private::SchemaContext<'_>) -> #private::SchemaOverride = #path;
-                dynamic_schema
-            })
-        },
+        Some(path) => {
+            let dynamic_schema = local_at("__hermes_dynamic_schema", path.span());
+            quote_spanned! {path.span()=>
+                ::core::option::Option::Some({
+                    let #dynamic_schema: fn(&#private::SchemaContext<'_>) -> #private::SchemaOverride = #path;
+                    #dynamic_schema
+                })
+            }
+        }
         None => quote!(::core::option::Option::None),
     };
     let max_result_chars = match tool.max_result_chars {
@@ -191,7 +219,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             schema: #schema,
             output_schema: #output_schema,
             handler: #handler,
-            // The wrapper's own parse (`__hermes_parse` or `parse_arguments`), without the call.
+            // The wrapper's own parse (`__hermes_parse_foo` or `parse_arguments`), without the call.
             parse: #parse_only,
             provenance: #provenance,
         }
@@ -222,15 +250,23 @@ fn args_struct_type(tool: &Tool) -> Option<&syn::Type> {
     })
 }
 
-/// The parameters the model fills, in order.
-fn model_args(tool: &Tool) -> Vec<(&Param, &ArgParam)> {
+/// The parameters the model fills, in order, each with its place among all parameters.
+fn model_args(tool: &Tool) -> Vec<(usize, &Param, &ArgParam)> {
     tool.params
         .iter()
-        .filter_map(|param| match &param.kind {
-            ParamKind::Arg(arg) => Some((param, &**arg)),
+        .enumerate()
+        .filter_map(|(index, param)| match &param.kind {
+            ParamKind::Arg(arg) => Some((index, param, &**arg)),
             _ => None,
         })
         .collect()
+}
+
+/// The wrapper's local for the parameter at `index`: `__hermes_arg_{index}`, never the
+/// parameter's own name, which may be the function's (`fn echo(echo: String)`) or one of the
+/// wrapper's (`__hermes_ctx`).
+fn binding(index: usize) -> Ident {
+    local(&format!("__hermes_arg_{index}"))
 }
 
 /// What the wrapper and the declaration use to read and describe the arguments.
@@ -242,11 +278,12 @@ fn model_args(tool: &Tool) -> Vec<(&Param, &ArgParam)> {
 /// (generic only per field type). So a tool adds data and three small functions, not a type
 /// with its own `Deserialize`, `JsonSchema` and instantiations of serde_json and schemars.
 struct Arguments {
-    /// Items of the declaration's block: the default functions, `__hermes_parse`, the table.
+    /// Items of the declaration's block: the default functions, `__hermes_parse_foo`, the
+    /// table.
     items: TokenStream,
-    /// The expression reading `__hermes_text` (with `?`) in the wrapper.
+    /// The expression reading the wrapper's `__hermes_text` (with `?`).
     parse: TokenStream,
-    /// The pattern binding its value to the parameters.
+    /// The pattern binding its value to the parameters' [`binding`]s.
     pattern: TokenStream,
     /// The declaration's `parse`: a `fn(&str) -> Result<(), ArgumentsRejected>`.
     parse_only: TokenStream,
@@ -255,75 +292,78 @@ struct Arguments {
 }
 
 fn arguments(tool: &Tool, private: &TokenStream) -> Arguments {
+    let text = local("__hermes_text");
     if let Some(ty) = args_struct_type(tool) {
-        let ident = tool
+        let index = tool
             .params
             .iter()
-            .find(|p| matches!(p.kind, ParamKind::Args(_)))
-            .map(|p| &p.ident);
+            .position(|p| matches!(p.kind, ParamKind::Args(_)));
+        let pattern = index.map(binding);
         return Arguments {
             items: TokenStream::new(),
-            parse: quote!(#private::parse_arguments::<#ty>(__hermes_text)?),
-            pattern: quote!(#ident),
+            parse: quote!(#private::parse_arguments::<#ty>(#text)?),
+            pattern: quote!(#pattern),
             parse_only: quote!(#private::parse_only::<#ty>),
             schema: quote!(#private::schema_for::<#ty>),
         };
     }
     let de = quote!(#private::args);
+    let function = &tool.ident;
     let args = model_args(tool);
-    let names: Vec<_> = args.iter().map(|(_, arg)| &arg.json_name).collect();
+    let names: Vec<_> = args.iter().map(|(_, _, arg)| &arg.json_name).collect();
     let mut defaults = Vec::new();
     let fields: Vec<_> = args
         .iter()
-        .map(|(param, arg)| field(param, arg, private, &mut defaults))
+        .map(|(_, param, arg)| field(function, param, arg, private, &mut defaults))
         .collect();
     // The cons lists, built from the end: `(A, (B, ()))` and its patterns and defaults.
     let mut list = quote!(());
     let mut pattern = quote!(());
     let mut default_list = quote!(());
-    for (param, arg) in args.iter().rev() {
+    for (index, param, arg) in args.iter().rev() {
         let ty = &arg.ty;
-        let ident = &param.ident;
         let default = match &arg.attr.default {
             Some(_) => {
-                let function = default_fn(ident);
-                quote!(::core::option::Option::Some(#function as fn() -> #ty))
+                let default = default_fn(function, &param.ident);
+                quote!(::core::option::Option::Some(#default as fn() -> #ty))
             }
             None => quote!(::core::option::Option::None),
         };
+        let binding = binding(*index);
         list = quote!((#ty, #list));
-        pattern = quote!((#ident, #pattern));
+        pattern = quote!((#binding, #pattern));
         default_list = quote!((#default, #default_list));
     }
+    let parse = item_ident(function, "parse");
+    let table = item_ident(function, "fields");
     let items = quote! {
         #(#defaults)*
 
-        fn __hermes_parse(
-            __hermes_text: &str,
+        fn #parse(
+            #text: &::core::primitive::str,
         ) -> ::core::result::Result<#list, #private::ArgumentsRejected> {
-            #de::parse(__hermes_text, &[#(#names),*], #default_list)
+            #de::parse(#text, &[#(#names),*], #default_list)
         }
 
-        const __HERMES_FIELDS: &[#de::Field] = &[#(#fields),*];
+        #[allow(non_upper_case_globals)]
+        const #table: &[#de::Field] = &[#(#fields),*];
     };
     Arguments {
         items,
-        parse: quote!(__hermes_parse(__hermes_text)?),
+        parse: quote!(#parse(#text)?),
         pattern,
         // Non-capturing closures: `fn` pointers in the declaration, no named item each.
-        parse_only: quote!(|__hermes_text| {
-            ::core::result::Result::map(__hermes_parse(__hermes_text), ::core::mem::drop)
+        parse_only: quote!(|#text| {
+            ::core::result::Result::map(#parse(#text), ::core::mem::drop)
         }),
-        schema: quote!(|| #de::schema(__HERMES_FIELDS)),
+        schema: quote!(|| #de::schema(#table)),
     }
 }
 
-/// `__hermes_default_foo`, the function giving parameter `foo`'s `#[arg(default = ...)]`.
-fn default_fn(ident: &Ident) -> Ident {
-    format_ident!(
-        "__hermes_default_{}",
-        ident.to_string().trim_start_matches("r#")
-    )
+/// `__hermes_default_limit_foo`, the function giving parameter `limit`'s `#[arg(default =
+/// ...)]` in the tool `foo`.
+fn default_fn(function: &Ident, param: &Ident) -> Ident {
+    item_ident(function, &format!("default_{}", param.unraw()))
 }
 
 /// The title and description schemars' derive reads from a doc comment: a first line
@@ -343,6 +383,7 @@ fn title_and_description(doc: &str) -> (&str, &str) {
 
 /// One `args::Field` of the schema table (and, in `defaults`, the default's function).
 fn field(
+    function: &Ident,
     param: &Param,
     arg: &ArgParam,
     private: &TokenStream,
@@ -355,7 +396,7 @@ fn field(
     let (title, description) = title_and_description(arg.description.as_deref().unwrap_or(""));
     let default = match &arg.attr.default {
         Some(expr) => {
-            let function = default_fn(ident);
+            let default_fn = default_fn(function, ident);
             // A string literal converts (`String`, `PathBuf`); anything else is typed by the field.
             let value = match expr {
                 syn::Expr::Lit(syn::ExprLit {
@@ -368,13 +409,13 @@ fn field(
             };
             defaults.push(quote_spanned! {expr.span()=>
                 #[allow(non_snake_case)]
-                fn #function() -> #ty { #value }
+                fn #default_fn() -> #ty { #value }
             });
             // As schemars' derive: the default's JSON when the type serializes, else none.
             quote!(::core::option::Option::Some(|| {
                 #[allow(unused_imports)]
                 use #private::schemars::_private::{MaybeSerializeWrapper, NoSerialize as _};
-                MaybeSerializeWrapper(#function()).maybe_to_value()
+                MaybeSerializeWrapper(#default_fn()).maybe_to_value()
             }))
         }
         None => quote!(::core::option::Option::None),
@@ -422,10 +463,21 @@ fn field(
 }
 
 /// The wrapper: parse the arguments, fill injected parameters, call, convert the answer.
+///
+/// Every local is the expansion's own ([`local`]) and every parameter's value is bound to its
+/// [`binding`], so the only names the user wrote that appear here are the function's and the
+/// types: none can be shadowed, nor shadow.
 fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenStream {
     let krate = &tool.krate;
     let function = &tool.ident;
     let name = &tool.name;
+    let call_fn = item_ident(function, "call");
+    let (text, ctx, value) = (
+        local("__hermes_text"),
+        local("__hermes_ctx"),
+        local("__hermes_value"),
+    );
+    let (result, answer) = (local("__hermes_result"), local("__hermes_answer"));
     // The one deserialization of the arguments (`parse` is the same, without the call).
     let Arguments { parse, pattern, .. } = arguments;
     let destructure = quote!(let #pattern = #parse;);
@@ -435,15 +487,16 @@ fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenSt
     let injections: Vec<_> = tool
         .params
         .iter()
-        .filter_map(|param| {
-            let ident = &param.ident;
+        .enumerate()
+        .filter_map(|(index, param)| {
+            let binding = binding(index);
             match &param.kind {
                 ParamKind::Injected(ty) => {
-                    let param_name = ident.to_string();
-                    let get = inject(private, ty);
+                    let param_name = param.ident.unraw().to_string();
+                    let get = inject(private, ty, &ctx);
                     Some(quote! {
-                        let #ident: &#ty = match #get {
-                            ::core::option::Option::Some(value) => value,
+                        let #binding: &#ty = match #get {
+                            ::core::option::Option::Some(#value) => #value,
                             ::core::option::Option::None => {
                                 return #private::missing_extension(
                                     #name,
@@ -455,8 +508,8 @@ fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenSt
                     })
                 }
                 ParamKind::OptionalInjected(ty) => {
-                    let get = inject(private, ty);
-                    Some(quote!(let #ident: ::core::option::Option<&#ty> = #get;))
+                    let get = inject(private, ty, &ctx);
+                    Some(quote!(let #binding: ::core::option::Option<&#ty> = #get;))
                 }
                 ParamKind::Arg(_) | ParamKind::Args(_) => None,
             }
@@ -469,32 +522,32 @@ fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenSt
             use #private::{InjectContext as _, InjectExtension as _};
         }
     });
-    let call_args = tool.params.iter().map(|p| &p.ident);
+    let call_args: Vec<_> = (0..tool.params.len()).map(binding).collect();
 
     if tool.is_async {
         quote! {
-            fn __hermes_call(
-                __hermes_text: &str,
-                __hermes_ctx: &#private::ToolContext,
+            fn #call_fn(
+                #text: &::core::primitive::str,
+                #ctx: &#private::ToolContext,
             ) -> ::core::result::Result<
                 #private::BoxFuture<'static, #private::ToolAnswer>,
                 #private::ArgumentsRejected,
             > {
                 #uses
                 #destructure
-                let __hermes_ctx = ::core::clone::Clone::clone(__hermes_ctx);
+                let #ctx = ::core::clone::Clone::clone(#ctx);
                 ::core::result::Result::Ok(::std::boxed::Box::pin(async move {
-                    let __hermes_ctx = &__hermes_ctx;
+                    let #ctx = &#ctx;
                     #(#injections)*
-                    let __hermes_result = #function(#(#call_args),*).await;
-                    #krate::__answer!(__hermes_result)
+                    let #result = #function(#(#call_args),*).await;
+                    #krate::__answer!(#result)
                 }))
             }
         }
     } else {
         let call = quote! {{
-            let __hermes_result = #function(#(#call_args),*);
-            #krate::__answer!(__hermes_result)
+            let #result = #function(#(#call_args),*);
+            #krate::__answer!(#result)
         }};
         // A closure only when an injection may `return` its answer early: one type and one
         // body less per tool otherwise.
@@ -504,25 +557,24 @@ fn wrapper(tool: &Tool, private: &TokenStream, arguments: &Arguments) -> TokenSt
             quote!((|| { #(#injections)* #call })())
         };
         quote! {
-            fn __hermes_call(
-                __hermes_text: &str,
-                __hermes_ctx: &#private::ToolContext,
+            fn #call_fn(
+                #text: &::core::primitive::str,
+                #ctx: &#private::ToolContext,
             ) -> ::core::result::Result<#private::ToolAnswer, #private::ArgumentsRejected> {
                 #uses
                 #destructure
-                let __hermes_answer = #call;
-                ::core::result::Result::Ok(__hermes_answer)
+                let #answer = #call;
+                ::core::result::Result::Ok(#answer)
             }
         }
     }
 }
 
-/// `Option<&T>` from the context, chosen by type. Two `&`: `InjectContext` is implemented for
-/// `&Inject<ToolContext>`, so its `&self` matches the receiver `&&Inject<_>` before
-/// autoderef reaches `InjectExtension`'s `&Inject<T>`; with one `&`, the extension impl would
-/// match first for every `T`, the context included.
-fn inject(private: &TokenStream, ty: &syn::Type) -> TokenStream {
-    let ctx = quote!(__hermes_ctx);
+/// `Option<&T>` from the context `ctx`, chosen by type. Two `&`: `InjectContext` is
+/// implemented for `&Inject<ToolContext>`, so its `&self` matches the receiver
+/// `&&Inject<_>` before autoderef reaches `InjectExtension`'s `&Inject<T>`; with one `&`, the
+/// extension impl would match first for every `T`, the context included.
+fn inject(private: &TokenStream, ty: &syn::Type, ctx: &Ident) -> TokenStream {
     quote_spanned! {ty.span()=>
         (&&#private::Inject::<#ty>::new()).get(#ctx)
     }

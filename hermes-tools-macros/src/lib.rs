@@ -10,7 +10,14 @@
 //! need the whole tool, and `expand` only generates code. Errors from every stage are
 //! collected in one `check::Ctxt` and reported together, each spanned at the token at fault;
 //! with errors, the function is still emitted, with a placeholder `FOO_TOOL` beside it, so
-//! that no second error follows from the first.
+//! that no second error follows from the first. `#[resource]` and `#[prompt]` follow the same
+//! split in `catalog` (`catalog::attr`, `catalog::model`, `catalog::expand`, placeholders
+//! `FOO_RESOURCE` / `FOO_PROMPT`). Each attribute's keys are one table (`attr::Keys`), which
+//! its parser looks keys up in and its "unknown key" error lists.
+//!
+//! Generated code is hygienic: its locals are mixed-site (`expand::local`), a parameter's
+//! value is bound to a name of the expansion's own, items beside a call of the function are
+//! named after it (`expand::item_ident`), and every path is absolute (`::core::...`).
 
 mod attr;
 mod catalog;

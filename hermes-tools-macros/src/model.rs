@@ -9,7 +9,7 @@ use syn::{
     Attribute, FnArg, GenericArgument, Ident, ItemFn, LitStr, Pat, Path, PathArguments, Type,
 };
 
-use crate::attr::{ArgAttr, ToolAttr, args_marker, is_parameter_attr};
+use crate::attr::{ARG, ArgAttr, ToolAttr, args_marker, is_parameter_attr};
 use crate::check::{self, Ctxt};
 use crate::docs;
 
@@ -402,7 +402,7 @@ fn parse_params(
 /// `#[arg]` describes a model argument; on an injected or `#[args]` parameter it would be
 /// silently meaningless, so it is an error.
 fn reject_arg_attr(cx: &Ctxt, attrs: &[Attribute], ident: &Ident) {
-    if let Some(attr) = attrs.iter().find(|a| a.path().is_ident("arg")) {
+    if let Some(attr) = attrs.iter().find(|a| a.path().is_ident(ARG)) {
         cx.error_spanned_by(
             attr,
             format!(

@@ -13,10 +13,10 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::{ItemFn, LitStr, Path};
 
-use crate::attr::{once, parse_keys, path_text};
+use crate::attr::{Key, Keys, parse_keys, value};
 use crate::check::{self, Ctxt};
 use crate::docs;
-use crate::expand::{provenance, static_ident};
+use crate::expand::{local_at, provenance, static_ident};
 
 /// The keys of `#[plugin(...)]`, as written.
 #[derive(Default)]
@@ -25,31 +25,26 @@ struct PluginAttr {
     krate: Option<Path>,
 }
 
-const PLUGIN_KEYS: &str = "name, crate";
+/// The keys of `#[plugin(...)]`.
+const PLUGIN_KEYS: Keys<PluginAttr> = Keys {
+    attribute: "#[plugin]",
+    keys: &[
+        Key::new("name", |a, m| {
+            value(m, &mut a.name)?;
+            a.name
+                .as_ref()
+                .map_or(Ok(()), |name| check::name_of("plugin name", name))
+        }),
+        Key::new("crate", |a, m| value(m, &mut a.krate)),
+    ],
+};
 
 impl PluginAttr {
     /// Parses the arguments, reporting every bad key to `cx`; a name is checked against the
     /// rule.
     fn parse(cx: &Ctxt, tokens: TokenStream) -> PluginAttr {
         let mut attr = PluginAttr::default();
-        parse_keys(cx, tokens, |meta| {
-            if meta.path.is_ident("name") {
-                once(meta, attr.name.is_some())?;
-                let name: LitStr = meta.value()?.parse()?;
-                check::name_of("plugin name", &name)?;
-                attr.name = Some(name);
-                Ok(())
-            } else if meta.path.is_ident("crate") {
-                once(meta, attr.krate.is_some())?;
-                attr.krate = Some(meta.value()?.parse()?);
-                Ok(())
-            } else {
-                Err(meta.error(format!(
-                    "unknown #[plugin] key `{}`; expected one of: {PLUGIN_KEYS}",
-                    path_text(&meta.path)
-                )))
-            }
-        });
+        parse_keys(cx, tokens, |meta| PLUGIN_KEYS.parse(&mut attr, meta));
         attr
     }
 }
@@ -90,8 +85,9 @@ fn declaration(krate: &Path, attr: &PluginAttr, function: &ItemFn) -> TokenStrea
     let description = docs::join(&docs::lines(&function.attrs));
     let static_ident = static_ident(ident, "PLUGIN");
     // A typed `let` spanned at the function's name: a wrong signature is one E0308 there.
+    let register = local_at("__hermes_register", ident.span());
     let register = quote_spanned! {ident.span()=>
-        { let register: fn(&mut #private::PluginContext<'_>) = #ident; register }
+        { let #register: fn(&mut #private::PluginContext<'_>) = #ident; #register }
     };
     let provenance = provenance(&private, ident.span());
     let doc =
@@ -137,5 +133,13 @@ fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStream 
             },
             provenance: #provenance,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn plugin_keys() {
+        crate::attr::tests::check_table(&super::PLUGIN_KEYS);
     }
 }
