@@ -18,7 +18,7 @@ def root_items(lib):
     text = open(lib, encoding='utf-8').read()
     text = text[:text.index('pub mod __private')]
     text = re.sub(r'//[^\n]*', '', text)
-    modules = re.findall(r'^pub mod (\w+);', text, re.M)
+    modules = re.findall(r'^pub mod (\w+)\s*[;{]', text, re.M)
     names = []
     for m in re.finditer(r'^pub use ([^;]+);', text, re.M):
         tree = m.group(1)

@@ -55,13 +55,13 @@ pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Declares a resource an MCP client may read. See `hermes_tools::resources`.
+/// Declares a resource an MCP client may read. See `hermes_tools::mcp::resources`.
 #[proc_macro_attribute]
 pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
     catalog::expand(catalog::Kind::Resource, args.into(), item.into()).into()
 }
 
-/// Declares a prompt an MCP client may fetch. See `hermes_tools::prompts`.
+/// Declares a prompt an MCP client may fetch. See `hermes_tools::mcp::prompts`.
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
     catalog::expand(catalog::Kind::Prompt, args.into(), item.into()).into()

@@ -56,10 +56,11 @@ fn recorded_reply(format: Format) -> Value {
             {"type": "tool_use", "id": "toolu_a", "name": "convert", "input": {"degrees": 100, "to": "f"}},
             {"type": "tool_use", "id": "toolu_b", "name": "convert", "input": {"degrees": "212", "to": "c"}}
         ]}),
-        _ => json!({"candidates": [{"content": {"role": "model", "parts": [
+        Format::Gemini => json!({"candidates": [{"content": {"role": "model", "parts": [
             {"functionCall": {"name": "convert", "args": {"degrees": 100, "to": "f"}}},
             {"functionCall": {"name": "convert", "args": {"degrees": "212", "to": "c"}}}
         ]}}]}),
+        other => unreachable!("no reply is recorded for {other:?}"),
     }
 }
 

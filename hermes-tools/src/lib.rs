@@ -69,12 +69,14 @@
 //!
 //! | feature | default | what it adds | what it costs to build |
 //! |---|---|---|---|
-//! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
+//! | `multi-thread` | on | a sync tool (and `block_on`) on a multi-thread runtime runs in `block_in_place` | tokio's rt-multi-thread |
+//! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `multi-thread`, `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
 //! | `toml` | on | `Config::from_toml_str` and `Config::load` | the toml crate |
 //! | `command-plugins` | on | [`plugins`] written as a `plugin.toml` and a program; implies `toml` | tokio's process and I/O support |
 //! | `lint` | on | the `definitions::lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules | its own code only |
 //! | `regex-full` | on | regex's optimisations and every Unicode table: faster redaction, and tool schemas' `pattern`s may use any Unicode class | regex's lazy DFA, one-pass and backtracking engines, Unicode tables |
 //! | `mcp` | off | `mcp::client` and `mcp::server`: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
+//! | `mcp-remote` | off | remote MCP servers (`url = ...`): Streamable HTTP and the legacy SSE transport, TLS, the OAuth 2.1 client; `serve --http --oauth-issuer` | reqwest, rustls (ring), oauth2 |
 //!
 //! Without `command-plugins`, an enabled command plugin is reported
 //! [`Failed`](plugins::PluginStatus::Failed), naming the feature. Without `regex-full`,
@@ -122,7 +124,90 @@ pub use hermes_tools_macros::prompt;
 pub use hermes_tools_macros::resource;
 /// Declares a plain function as an LLM tool.
 ///
-/// See the [crate documentation](crate) for a tour and the [`tool`](mod@tool) module for every key.
+/// ```
+/// use hermes_tools::{ToolContext, ToolRegistry, tool};
+///
+/// /// Whether the build is green here.
+/// fn ci_reachable() -> bool {
+///     true
+/// }
+///
+/// /// Read a file of the workspace, a page of lines at a time.
+/// ///
+/// /// # Arguments
+/// /// * `path` - The file, relative to the workspace.
+/// #[tool(toolset = "files", emoji = "📖", check = ci_reachable, read_only, timeout_secs = 30)]
+/// fn read_page(
+///     path: String,
+///     /// The first line to read, from 1.
+///     #[arg(minimum = 1, default = 1)]
+///     offset: u32,
+///     /// How many lines, at most 2000 (more is clamped, with a notice).
+///     #[arg(minimum = 1, maximum = 2000, default = 500, clamp)]
+///     limit: u32,
+/// ) -> Result<String, String> {
+///     Ok(format!("{path}: lines {offset} to {}", offset + limit - 1))
+/// }
+///
+/// let answer = ToolRegistry::global().call_blocking(
+///     "read_page",
+///     r#"{"path": "notes.txt", "limit": 5000}"#,
+///     &ToolContext::new(),
+/// );
+/// assert_eq!(answer.to_value()["notice"], "limit was 5000; clamped to the maximum 2000");
+/// ```
+///
+/// # The attribute's keys
+///
+/// | key | what it does |
+/// |---|---|
+/// | `toolset = "files"` | required: the toolset the tool belongs to |
+/// | `emoji = "📖"` | one grapheme, shown by `list` (default ⚡) |
+/// | `name = "read_file"` | the tool's name (default: the function's); `^[a-zA-Z0-9_-]{1,64}$` |
+/// | `description = "…"` | the description, instead of the doc comment |
+/// | `check = path` | a `fn() -> bool`: is the tool usable here? (cached, see [`toolsets::availability`]) |
+/// | `requires_env = ["HOME"]` | unavailable unless every variable is set |
+/// | `max_result_chars = 100_000` | the answer's budget |
+/// | `dynamic_schema = path` | a `fn(&SchemaContext) -> SchemaOverride`: description or parameters at run time ([`tool::SchemaOverride`]) |
+/// | `overrides` | may replace a tool of the same name in another toolset |
+/// | `timeout_secs = 60` | the call's timeout (default 300; the config can override it) |
+/// | `needs_approval` | every call goes through the approval gate ([`hooks`]) |
+/// | `blocking` | a sync tool that may block long: the blocking pool, an enforced timeout |
+/// | `raw_output` | answers reach the model unredacted ([`secrets`]) |
+/// | `read_only` / `destructive` | MCP annotations |
+/// | `parallel` / `parallel = false` | whether calls may overlap in a turn (default: as `read_only`) |
+/// | `unlisted` | not collected at link time: a plugin registers it |
+/// | `crate = ::hermes_tools` | the runtime's path, for a renamed dependency |
+///
+/// # Parameters
+///
+/// - The description is the doc comment (or `description`); a `# Arguments` section
+///   (`` * `name` - text ``) describes the parameters and is left out of the description, and a
+///   `///` on a parameter wins over it.
+/// - Owned parameters that implement `Deserialize + JsonSchema` are the model's arguments, in
+///   declaration order; `Option<T>` is optional. `#[arg(...)]` adds `max_items`, `min_items`,
+///   `max_length`, `min_length`, `minimum`, `maximum`, `pattern`, `default = expr` (the
+///   parameter becomes optional and takes that value), `rename = "…"`, `description = "…"` and
+///   `clamp` (with `minimum`/`maximum`: out-of-range numbers are clamped with a notice).
+///   Alternatively one parameter marked `#[args]`, of a type deriving `Deserialize +
+///   JsonSchema`, is the whole argument object.
+/// - Reference parameters are injected from the call's [`ToolContext`] and never shown to the
+///   model: `&ToolContext` (recognised by type, so an alias works), `&T` (an extension the
+///   caller must provide: without it the model is told, and the function is not called),
+///   `Option<&T>` (an extension that may be absent).
+/// - The return type is anything that becomes an answer ([`ToolAnswer`] has the table); `async
+///   fn` works too.
+///
+/// # What it generates
+///
+/// Beside the untouched function, `NAME_TOOL` (for `fn name`), the static declaration
+/// ([`tool::ToolDecl`]: name, toolset, description, schema builder, wrapper, provenance) in a
+/// `linkme` distributed slice that [`ToolRegistry::global`] reads at start-up. The expansion
+/// names runtime items only through `::hermes_tools::__private` and binds its own names
+/// hygienically, so a tool crate needs no direct serde, schemars or linkme dependency, and a
+/// parameter may be named like anything. Mistakes are compile errors, all reported at once,
+/// each at the token at fault; with errors, the function and a placeholder `NAME_TOOL` are still
+/// emitted, so code naming them gets no second error.
 pub use hermes_tools_macros::tool;
 pub use provider::turn::Turn;
 pub use registry::handle::ToolRegistry;
@@ -146,13 +231,15 @@ pub mod __private {
     pub use crate::mcp::resources::{IntoResource, RESOURCES, ResourceBody, ResourceDecl};
     pub use crate::plugins::{PLUGINS, PluginContext, PluginDecl};
     pub use crate::secrets::redact_json;
-    pub use crate::tool::discovery::{TOOLS, TOOLSETS, ToolsetDecl};
-    pub use crate::tool::schema::generate as schema_for;
-    pub use crate::tool::{
-        Annotations, ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension,
-        NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk, Provenance, SchemaContext,
-        SchemaOverride, StaticHandler, SyncCall, ToolDecl, args, parse_arguments, parse_only,
+    pub use crate::tool::ToolsetDecl;
+    pub use crate::tool::decl::{
+        ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension, StaticHandler,
+        SyncCall, args, parse_arguments, parse_only,
     };
+    pub use crate::tool::discovery::{TOOLS, TOOLSETS};
+    pub use crate::tool::output::{NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk};
+    pub use crate::tool::schema::generate as schema_for;
+    pub use crate::tool::{Annotations, Provenance, SchemaContext, SchemaOverride, ToolDecl};
 
     /// The MCP client's input-schema repair and its check, for the fuzz targets.
     #[cfg(feature = "mcp")]

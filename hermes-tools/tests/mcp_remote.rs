@@ -53,7 +53,7 @@ async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn server_everything_over_streamable_http_is_a_toolset_whose_tools_answer() {
     let everything = Remote::everything();
     let registry = ToolRegistry::new();
@@ -83,7 +83,7 @@ async fn server_everything_over_streamable_http_is_a_toolset_whose_tools_answer(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_bearer_token_in_the_headers_opens_a_server_that_refuses_requests_without_it() {
     let token = "hermes-test-token-7f3a9c2e41d8b6";
     let server = Remote::bearer(token);
@@ -163,7 +163,7 @@ async fn a_bearer_token_in_the_headers_opens_a_server_that_refuses_requests_with
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_legacy_sse_server_is_reached_with_transport_sse() {
     let token = "sse-token-0c4f7a9e";
     let server = Remote::bearer_sse(token);
@@ -207,7 +207,7 @@ async fn a_legacy_sse_server_is_reached_with_transport_sse() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_remote_server_gone_silently_is_noticed_by_the_keepalive_ping() {
     let token = "keepalive-token-2b8d";
     let first = Remote::bearer(token);
@@ -242,7 +242,7 @@ async fn a_remote_server_gone_silently_is_noticed_by_the_keepalive_ping() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variable() {
     let server = Remote::bearer("unused-token");
     let registry = ToolRegistry::new();
@@ -262,7 +262,7 @@ async fn an_unset_variable_in_a_header_fails_the_server_naming_header_and_variab
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn an_oauth_server_without_an_authorizer_fails_saying_what_is_missing_beside_one_that_runs() {
     let token = "t0k3n-for-oauth-test";
     let guarded = Remote::bearer(token);
@@ -306,7 +306,7 @@ async fn nothing_listening_at_the_url_fails_the_server_saying_where() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_remote_server_that_restarts_is_reached_again() {
     let token = "restart-token-5d1c8e";
     let first = Remote::bearer(token);

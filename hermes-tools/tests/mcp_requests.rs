@@ -99,7 +99,7 @@ async fn call(registry: &ToolRegistry, name: &str, args: Value) -> hermes_tools:
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_sampling_request_is_answered_by_the_agents_asker_within_the_servers_bounds() {
     let sampler = Arc::new(TestSampler::default());
     let (registry, clients) = started(&everything(100, 2), sampler.clone()).await;
@@ -144,7 +144,7 @@ async fn a_sampling_request_is_answered_by_the_agents_asker_within_the_servers_b
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
     let sampler = Arc::new(TestSampler::default());
     // Two servers, one allowed the sampler's model by prefix, one not.
@@ -190,7 +190,7 @@ async fn a_reply_by_a_model_the_server_may_not_be_answered_by_is_withheld() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn without_an_asker_nothing_is_offered_and_the_server_does_not_ask() {
     let registry = ToolRegistry::new();
     let clients = McpClients::start(&registry, &everything(100, 10), &Selection::default()).await;
@@ -237,7 +237,7 @@ async fn without_an_asker_nothing_is_offered_and_the_server_does_not_ask() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the PyPI and npm MCP servers that `bash .ci/test` installs"]
+#[ignore = "needs MCP servers from PyPI or npm that `bash .ci/test` installs"]
 async fn an_elicitation_is_answered_by_the_agents_asker() {
     let mut values = Map::new();
     values.insert("name".into(), json!("Ada Lovelace"));

@@ -158,7 +158,7 @@ fn listed_server_scenarios(node: &Path, suite: &Path) -> Vec<String> {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn conformance_suite_server_scenarios_pass_over_streamable_http() {
     let (node, suite) = conformance();
     let listed = listed_server_scenarios(&node, &suite);
@@ -222,7 +222,7 @@ const CLIENT_SCENARIOS: [&str; 22] = [
 ];
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn conformance_suite_client_scenarios_pass_against_our_client() {
     let (node, suite) = conformance();
     let client = env!("CARGO_BIN_EXE_conformance-client");
@@ -236,7 +236,7 @@ fn conformance_suite_client_scenarios_pass_against_our_client() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn python_client_hears_list_changed_on_an_initialize_session() {
     let out = python_scenario(&["changed-session", SERVER, "serve"]);
     assert!(
@@ -247,7 +247,7 @@ fn python_client_hears_list_changed_on_an_initialize_session() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn python_client_hears_list_changed_on_a_listen_subscription() {
     let out = python_scenario(&["changed-listen", SERVER, "serve"]);
     assert!(
@@ -258,7 +258,7 @@ fn python_client_hears_list_changed_on_a_listen_subscription() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn a_tools_progress_reaches_the_python_sdks_progress_callback() {
     let server = HttpServer::start();
     let out = python_scenario(&["http-progress", &server.url]);
@@ -267,7 +267,7 @@ fn a_tools_progress_reaches_the_python_sdks_progress_callback() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn a_tool_closes_its_stream_and_each_python_client_comes_back_for_its_answer() {
     let server = HttpServer::start();
     let out = python_scenario(&["http-polling", &server.url]);
@@ -283,7 +283,7 @@ fn a_tool_closes_its_stream_and_each_python_client_comes_back_for_its_answer() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn clarify_asks_each_python_client_through_its_own_elicitation() {
     let server = HttpServer::start_with(EXAMPLE_SERVER, &[]);
     let out = python_scenario(&["http-clarify", &server.url]);
@@ -306,7 +306,7 @@ fn clarify_asks_each_python_client_through_its_own_elicitation() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn resources_and_prompts_reach_the_python_sdk_and_updates_only_subscribers() {
     let server = HttpServer::start();
     let out = python_scenario(&["http-resources", &server.url]);
@@ -322,7 +322,7 @@ fn resources_and_prompts_reach_the_python_sdk_and_updates_only_subscribers() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn a_tool_that_asks_a_client_offering_nothing_is_told_at_once() {
     let server = HttpServer::start();
     let out = python_scenario(&["http-unasked", &server.url]);
@@ -339,7 +339,7 @@ fn a_tool_that_asks_a_client_offering_nothing_is_told_at_once() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn python_client_calls_tools_over_streamable_http_in_both_eras() {
     let server = HttpServer::start();
     let out = python_scenario(&["http", &server.url]);
@@ -354,7 +354,7 @@ fn python_client_calls_tools_over_streamable_http_in_both_eras() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn python_client_sessions_over_http_each_keep_their_own_todo_list() {
     let server = HttpServer::start_with(EXAMPLE_SERVER, &["--agent-loop-tools"]);
     let out = python_scenario(&["http-sessions", &server.url]);
@@ -373,7 +373,7 @@ fn python_client_sessions_over_http_each_keep_their_own_todo_list() {
 }
 
 #[test]
-#[ignore = "needs the Python, TypeScript and FastMCP clients and the conformance suite that `bash .ci/test` installs"]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
 fn python_client_sees_no_agent_loop_tools_without_the_opt_in() {
     let server = HttpServer::start_with(EXAMPLE_SERVER, &[]);
     let out = python_scenario(&["hidden-agent-loop", &server.url]);

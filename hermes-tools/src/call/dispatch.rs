@@ -158,7 +158,7 @@ enum Judged<'a> {
 /// Judges `raw` on the slow path: parse, unknown keys, clamping, repair, validation.
 fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<String>), String> {
     // What the fast path reads as `{}` (`null`, `"null"`, blank) is `{}` here too.
-    let mut value = if crate::tool::args::means_no_arguments(raw) {
+    let mut value = if crate::tool::decl::args::means_no_arguments(raw) {
         Value::Object(Map::new())
     } else {
         serde_json::from_str(raw).map_err(|err| {
@@ -411,7 +411,7 @@ fn text_of<'a>(judged: &'a Judged<'a>) -> Cow<'a, str> {
 
 fn value_of(judged: Judged<'_>) -> Result<Value, ArgumentsRejected> {
     match judged {
-        Judged::Raw(text) => crate::tool::parse_arguments::<Value>(text),
+        Judged::Raw(text) => crate::tool::decl::parse_arguments::<Value>(text),
         Judged::Repaired(value) => Ok(value),
     }
 }
@@ -469,11 +469,11 @@ pub fn judge_arguments(tool: &Arc<Tool>, raw: &str, slow_only: bool) -> Result<V
     let parse = |text: &str| -> Result<(), ArgumentsRejected> {
         match tool.static_parse() {
             Some(parse) => parse(text),
-            None => crate::tool::parse_arguments::<Value>(text).map(drop),
+            None => crate::tool::decl::parse_arguments::<Value>(text).map(drop),
         }
     };
     if !slow_only && !judge.schema.needs_validation && parse(raw).is_ok() {
-        return crate::tool::parse_arguments::<Value>(raw).map_err(|err| err.to_string());
+        return crate::tool::decl::parse_arguments::<Value>(raw).map_err(|err| err.to_string());
     }
     let (value, _) = judge_slow(tool, raw, &judge)?;
     parse(&value.to_string()).map_err(|err| err.to_string())?;

@@ -353,6 +353,7 @@
 //! ```
 //!
 //! ```no_run
+//! # #[cfg(feature = "mcp")] mod with_mcp {
 //! use hermes_tools::ToolRegistry;
 //! use hermes_tools::mcp::server::{BearerTokens, ToolServer};
 //!
@@ -364,6 +365,7 @@
 //! eprintln!("listening on {}", endpoint.url());
 //! endpoint.serve().await?;
 //! # Ok(()) }
+//! # }
 //! ```
 //!
 //! (With the proxy on the same host, `serve` itself can stay on loopback; `0.0.0.0` is for a

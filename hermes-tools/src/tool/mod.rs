@@ -2,9 +2,9 @@
 //! entry the registry holds ([`Tool`], also buildable at run time for plugins and MCP).
 
 mod check;
-mod decl;
+pub(crate) mod decl;
 pub(crate) mod discovery;
-mod output;
+pub(crate) mod output;
 mod rendered;
 pub(crate) mod schema;
 
@@ -20,12 +20,10 @@ use crate::call::answer::{IntoAnswer, ToolAnswer};
 use crate::call::context::ToolContext;
 
 pub(crate) use check::SchemaFault;
-pub use decl::Provenance;
-pub use decl::{
-    ArgumentsRejected, AsyncCall, Inject, InjectContext, InjectExtension, StaticHandler, SyncCall,
-    ToolDecl, args, parse_arguments, parse_only,
-};
-pub use output::{NoOutputSchema, OutputProbe, OutputSchemaOf, OutputSchemaOfOk};
+pub use decl::{Provenance, ToolDecl};
+// What `#[tool]`'s expansion names: reached through `__private` only, not a public API.
+pub(crate) use decl::{ArgumentsRejected, StaticHandler};
+pub use discovery::ToolsetDecl;
 
 /// What a tool does to its environment, as MCP's tool annotations say it (hints for clients
 /// that show or gate tools, not guarantees), and whether its calls may overlap in a turn.

@@ -26,6 +26,7 @@ pub const FLAP_GRACE: Duration = Duration::from_secs(60);
 
 /// Why a tool is unavailable.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Unavailable {
     /// Its check function returned false.
     CheckFailed,
