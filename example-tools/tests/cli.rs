@@ -2,11 +2,11 @@
 
 mod common;
 
-use common::{cli, cli_command, drain, stdout};
+use common::{cli, cli_command, stdout};
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Output, Stdio};
+use std::process::Output;
 
 use serde_json::{Value, json};
 
@@ -175,30 +175,11 @@ fn call_drops_schema_keywords_sent_as_arguments_and_says_so() {
     );
 }
 
-/// Runs `example-tools ARGS` in `dir`, with `input` written to its stdin (on a thread of its
-/// own, so that a child answering before it reads everything cannot block the test).
+/// Runs `example-tools ARGS` in `dir`, with `input` written to its stdin.
 fn cli_in(dir: &Path, args: &[&str], input: Vec<u8>) -> Output {
-    let mut child = cli_command(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the example-tools binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        // A child that stops reading early closes the pipe: not this test's failure to report.
-        let _ = stdin.write_all(&input);
-    });
-    let stdout = drain(child.stdout.take());
-    let stderr = drain(child.stderr.take());
-    let status = child.wait().unwrap();
-    writer.join().unwrap();
-    Output {
-        status,
-        stdout: stdout.join().unwrap().into_bytes(),
-        stderr: stderr.join().unwrap().into_bytes(),
-    }
+    let mut command = cli_command(args);
+    command.current_dir(dir);
+    common::run_fed(command, input)
 }
 
 /// 20 MB of text that is not one byte repeated, so a reordered or cut copy shows.

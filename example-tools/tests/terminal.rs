@@ -4,6 +4,8 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -219,23 +221,13 @@ async fn calls_at_once_kill_only_their_own_processes() {
 
 /// `example-tools ARGS` in `dir`, with `env` added to the environment and `stdin` fed in.
 fn cli(dir: &Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_example-tools"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_example-tools"));
+    command
         .args(args)
         .env_remove("HERMES_TOOLS_CONFIG")
         .envs(env.iter().copied())
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the example-tools binary runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+        .current_dir(dir);
+    common::run_fed(command, stdin.as_bytes().to_vec())
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -54,24 +54,41 @@ pub fn expand(tool: &Tool, function: &ItemFn) -> TokenStream {
     }
 }
 
-/// The expansion when the tool has errors: the errors, the function (so its body is still
-/// checked and its callers resolve) and, for a free function, a `FOO_TOOL` placeholder outside
-/// the slice, so that code naming `FOO_TOOL` gets no second error.
+/// The expansion when the tool has errors: the errors, the function, and a `FOO_TOOL`
+/// placeholder (see [`fallback_with`]).
 pub fn fallback(krate: &Path, function: &ItemFn, errors: syn::Error) -> TokenStream {
+    fallback_with(krate, function, errors, "TOOL", |private, provenance| {
+        (
+            quote!(#private::ToolDecl),
+            quote!(#private::ToolDecl::placeholder(#provenance)),
+        )
+    })
+}
+
+/// The expansion with errors, for every attribute: the errors, the function (so its body is
+/// still checked and its callers resolve) and, for a free function, a placeholder static
+/// `FOO_<suffix>` outside the slice, so that code naming it gets no second error. `declare`
+/// gives the static's type and value from the runtime's `__private` path and the provenance.
+pub fn fallback_with(
+    krate: &Path,
+    function: &ItemFn,
+    errors: syn::Error,
+    suffix: &str,
+    declare: impl FnOnce(&TokenStream, TokenStream) -> (TokenStream, TokenStream),
+) -> TokenStream {
     let errors = errors.to_compile_error();
-    // A method cannot be a tool, and an impl block cannot hold a static.
+    // A method cannot be declared so, and an impl block cannot hold a static.
     let is_free = !matches!(function.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
     let placeholder = is_free.then(|| {
         let private = quote!(#krate::__private);
         let ident = &function.sig.ident;
         let vis = &function.vis;
-        let static_ident = static_ident(ident, "TOOL");
-        let provenance = provenance(&private, ident.span());
+        let static_ident = static_ident(ident, suffix);
+        let (ty, value) = declare(&private, provenance(&private, ident.span()));
         quote! {
             #[doc(hidden)]
             #[allow(non_upper_case_globals, dead_code)]
-            #vis static #static_ident: #private::ToolDecl =
-                #private::ToolDecl::placeholder(#provenance);
+            #vis static #static_ident: #ty = #value;
         }
     });
     quote! {

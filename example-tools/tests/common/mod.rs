@@ -4,9 +4,9 @@
 // Each test binary uses only some of these.
 #![allow(dead_code)]
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Output};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// `example-tools ARGS`, ready to run (or to get more environment first).
@@ -62,4 +62,29 @@ pub fn drain(stream: Option<impl Read + Send + 'static>) -> std::thread::JoinHan
         }
         text
     })
+}
+
+/// Runs `command` with `input` written to its stdin, on a thread of its own (so that a child
+/// answering before it reads everything cannot block the test), and its output drained.
+pub fn run_fed(mut command: Command, input: Vec<u8>) -> Output {
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the example-tools binary runs");
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let writer = std::thread::spawn(move || {
+        // A child that stops reading early closes the pipe: not this test's failure to report.
+        let _ = stdin.write_all(&input);
+    });
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = child.wait().expect("the child is waited for");
+    writer.join().expect("the writer ends");
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout is read").into_bytes(),
+        stderr: stderr.join().expect("stderr is read").into_bytes(),
+    }
 }

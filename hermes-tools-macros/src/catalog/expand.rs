@@ -11,7 +11,7 @@ use syn::ItemFn;
 
 use super::Kind;
 use super::model::Entry;
-use crate::expand::{item_ident, local, provenance, static_ident};
+use crate::expand::{fallback_with, item_ident, local, provenance, static_ident};
 
 pub fn expand(entry: &Entry, function: &ItemFn) -> TokenStream {
     let krate = &entry.krate;
@@ -135,57 +135,49 @@ fn body(kind: Kind, private: &TokenStream) -> (TokenStream, TokenStream) {
 /// outside the slice, so that code naming it gets no second error. Its handler answers an
 /// error; it is never served.
 pub fn fallback(entry: &Entry, function: &ItemFn, errors: syn::Error) -> TokenStream {
-    let (kind, krate) = (entry.kind, &entry.krate);
-    let errors = errors.to_compile_error();
-    // A method cannot be a resource or a prompt, and an impl block cannot hold a static.
-    let is_free = !matches!(function.sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
-    let placeholder = is_free.then(|| {
-        let private = quote!(#krate::__private);
-        let ident = &function.sig.ident;
-        let vis = &function.vis;
-        let static_ident = static_ident(ident, kind.suffix());
-        let provenance = provenance(&private, ident.span());
-        let (_, body_type) = body(kind, &private);
-        let message = format!("this {} failed to compile", kind.noun());
-        let handler = quote! {{
-            fn __hermes_failed(
-                _: &[(::std::string::String, ::std::string::String)],
-            ) -> #private::BoxFuture<'static, ::core::result::Result<#body_type, ::std::string::String>> {
-                ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(
-                    ::std::string::String::from(#message),
-                )))
-            }
-            __hermes_failed
-        }};
-        let fields = match kind {
-            Kind::Resource => quote! {
-                uri: "",
-                name: "",
-                description: "",
-                mime_type: "",
-                read: #handler,
-            },
-            Kind::Prompt => quote! {
-                name: "",
-                description: "",
-                arguments: &[],
-                get: #handler,
-            },
-        };
-        let decl = format_ident!("{}", kind.decl());
-        quote! {
-            #[doc(hidden)]
-            #[allow(non_upper_case_globals, dead_code)]
-            #vis static #static_ident: #private::#decl = #private::#decl {
-                #fields
-                complete: ::core::option::Option::None,
-                provenance: #provenance,
+    let kind = entry.kind;
+    fallback_with(
+        &entry.krate,
+        function,
+        errors,
+        kind.suffix(),
+        |private, provenance| {
+            let (_, body_type) = body(kind, private);
+            let message = format!("this {} failed to compile", kind.noun());
+            let handler = quote! {{
+                fn __hermes_failed(
+                    _: &[(::std::string::String, ::std::string::String)],
+                ) -> #private::BoxFuture<'static, ::core::result::Result<#body_type, ::std::string::String>> {
+                    ::std::boxed::Box::pin(::core::future::ready(::core::result::Result::Err(
+                        ::std::string::String::from(#message),
+                    )))
+                }
+                __hermes_failed
+            }};
+            let fields = match kind {
+                Kind::Resource => quote! {
+                    uri: "",
+                    name: "",
+                    description: "",
+                    mime_type: "",
+                    read: #handler,
+                },
+                Kind::Prompt => quote! {
+                    name: "",
+                    description: "",
+                    arguments: &[],
+                    get: #handler,
+                },
             };
-        }
-    });
-    quote! {
-        #errors
-        #function
-        #placeholder
-    }
+            let decl = format_ident!("{}", kind.decl());
+            let value = quote! {
+                #private::#decl {
+                    #fields
+                    complete: ::core::option::Option::None,
+                    provenance: #provenance,
+                }
+            };
+            (quote!(#private::#decl), value)
+        },
+    )
 }
