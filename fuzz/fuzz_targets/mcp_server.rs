@@ -44,7 +44,12 @@ fn expected(lines: &[&str]) -> (usize, BTreeSet<String>) {
     let mut ids: BTreeMap<String, usize> = BTreeMap::new();
     let mut cancelled = BTreeSet::new();
     for line in lines {
-        let text = line.trim_start_matches('\u{feff}').trim();
+        // The server's rule (`jsonrpc::read_message`): a BOM off, then ASCII whitespace. Not
+        // `str::trim`, which also takes a vertical tab (U+000B) or a NEL off the ends: JSON
+        // does not, so the server rightly answers such a line with a parse error.
+        let text = line
+            .trim_start_matches('\u{feff}')
+            .trim_matches(|c: char| c.is_ascii_whitespace());
         if text.is_empty() {
             continue;
         }
