@@ -191,77 +191,9 @@ fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<S
     Ok((value, notices))
 }
 
-/// The keywords of JSON Schema 2020-12 (the core, applicator, unevaluated, validation,
-/// meta-data, format-annotation and content vocabularies of its Core and Validation
-/// specifications). Small models copy them from a tool's schema into its arguments, beside the
-/// real ones (`"type": "object"`, `"required": [...]`): such a key is dropped, not refused,
-/// unless the tool has a parameter of that name.
-const SCHEMA_KEYWORDS: &[&str] = &[
-    // Core.
-    "$schema",
-    "$id",
-    "$ref",
-    "$anchor",
-    "$dynamicRef",
-    "$dynamicAnchor",
-    "$vocabulary",
-    "$comment",
-    "$defs",
-    // Applicator and unevaluated.
-    "prefixItems",
-    "items",
-    "contains",
-    "additionalProperties",
-    "properties",
-    "patternProperties",
-    "dependentSchemas",
-    "propertyNames",
-    "if",
-    "then",
-    "else",
-    "allOf",
-    "anyOf",
-    "oneOf",
-    "not",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-    // Validation.
-    "type",
-    "enum",
-    "const",
-    "multipleOf",
-    "maximum",
-    "exclusiveMaximum",
-    "minimum",
-    "exclusiveMinimum",
-    "maxLength",
-    "minLength",
-    "pattern",
-    "maxItems",
-    "minItems",
-    "uniqueItems",
-    "maxContains",
-    "minContains",
-    "maxProperties",
-    "minProperties",
-    "required",
-    "dependentRequired",
-    // Meta-data, format and content annotations.
-    "title",
-    "description",
-    "default",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "examples",
-    "format",
-    "contentEncoding",
-    "contentMediaType",
-    "contentSchema",
-];
-
-/// Drops schema keywords sent as arguments ([`SCHEMA_KEYWORDS`] that are not parameters) and
-/// returns the notice naming them; refuses (or with `Ignore`, drops) the other argument names
+/// Drops schema keywords sent as arguments (keywords that are not parameters: small models copy
+/// `"type": "object"` or `"required": [...]` from a tool's schema beside the real arguments)
+/// and returns the notice naming them; refuses (or with `Ignore`, drops) the other argument names
 /// the schema does not declare.
 fn unknown_keys(
     tool: &Tool,
@@ -323,7 +255,7 @@ fn drop_schema_keywords(
 ) -> Option<String> {
     let copied: Vec<String> = args
         .keys()
-        .filter(|key| !properties.contains_key(*key) && SCHEMA_KEYWORDS.contains(&key.as_str()))
+        .filter(|key| !properties.contains_key(*key) && crate::tool::is_schema_keyword(key))
         .cloned()
         .collect();
     if copied.is_empty() {

@@ -143,6 +143,13 @@ fn shape(keyword: &str) -> Option<Shape> {
     })
 }
 
+/// Whether `key` is a JSON Schema keyword: one whose value's [`shape`] the check knows (every
+/// keyword of Draft 2020-12's vocabularies, and the earlier drafts' names it still reads), or
+/// one whose value may be anything (`const`, `default`).
+pub(crate) fn is_keyword(key: &str) -> bool {
+    shape(key).is_some() || matches!(key, "const" | "default")
+}
+
 /// Checks a run-time tool's parameter schema against the [rules](self).
 pub(crate) fn check_parameters(schema: &Value) -> Result<(), SchemaFault> {
     check_depth(schema)?;
