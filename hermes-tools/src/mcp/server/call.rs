@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, JsonObject, LoggingLevel, ProgressToken};
+use rmcp::model::{CallToolResponse, JsonObject, ProgressToken};
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -177,7 +177,7 @@ async fn notify(
         Report::Log(level, message) => {
             let data = serde_json::Value::String(crate::secrets::redact(&message).into_owned());
             let mut params =
-                rmcp::model::LoggingMessageNotificationParam::new(level_of(level), data);
+                rmcp::model::LoggingMessageNotificationParam::new(convert::level_of(level), data);
             params.logger = Some(tool.to_owned());
             context.peer.notify_logging_message(params).await
         }
@@ -185,20 +185,5 @@ async fn notify(
     // A client gone mid-call misses the report; the call's answer says the rest.
     if let Err(err) = sent {
         tracing::debug!(error = %err, "a notification of a running tool was not sent");
-    }
-}
-
-/// MCP's name for a log level.
-fn level_of(level: crate::call::LogLevel) -> LoggingLevel {
-    use crate::call::LogLevel as L;
-    match level {
-        L::Debug => LoggingLevel::Debug,
-        L::Info => LoggingLevel::Info,
-        L::Notice => LoggingLevel::Notice,
-        L::Warning => LoggingLevel::Warning,
-        L::Error => LoggingLevel::Error,
-        L::Critical => LoggingLevel::Critical,
-        L::Alert => LoggingLevel::Alert,
-        L::Emergency => LoggingLevel::Emergency,
     }
 }

@@ -148,6 +148,42 @@ pub(super) fn content_block(part: &ContentPart) -> ContentBlock {
     }
 }
 
+// Logging is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
+// clients of the 2025 versions still set a level and read tools' messages, so we serve it.
+#[allow(deprecated)]
+/// MCP's name for a log level.
+pub(super) fn level_of(level: crate::call::LogLevel) -> rmcp::model::LoggingLevel {
+    use crate::call::LogLevel as L;
+    match level {
+        L::Debug => rmcp::model::LoggingLevel::Debug,
+        L::Info => rmcp::model::LoggingLevel::Info,
+        L::Notice => rmcp::model::LoggingLevel::Notice,
+        L::Warning => rmcp::model::LoggingLevel::Warning,
+        L::Error => rmcp::model::LoggingLevel::Error,
+        L::Critical => rmcp::model::LoggingLevel::Critical,
+        L::Alert => rmcp::model::LoggingLevel::Alert,
+        L::Emergency => rmcp::model::LoggingLevel::Emergency,
+    }
+}
+
+// Logging is deprecated by the 2026 specification (SEP-2577), and rmcp marks its types so;
+// clients of the 2025 versions still set a level and read tools' messages, so we serve it.
+#[allow(deprecated)]
+/// Ours for MCP's log level.
+pub(super) fn level_from(level: rmcp::model::LoggingLevel) -> crate::call::LogLevel {
+    use crate::call::LogLevel as L;
+    match level {
+        rmcp::model::LoggingLevel::Debug => L::Debug,
+        rmcp::model::LoggingLevel::Info => L::Info,
+        rmcp::model::LoggingLevel::Notice => L::Notice,
+        rmcp::model::LoggingLevel::Warning => L::Warning,
+        rmcp::model::LoggingLevel::Error => L::Error,
+        rmcp::model::LoggingLevel::Critical => L::Critical,
+        rmcp::model::LoggingLevel::Alert => L::Alert,
+        rmcp::model::LoggingLevel::Emergency => L::Emergency,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

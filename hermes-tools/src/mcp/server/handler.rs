@@ -13,9 +13,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
     CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    LoggingLevel, PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams,
-    ReadResourceResponse, ResourcesCapability, ServerCapabilities, ServerConfig,
-    SetLevelRequestParams, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -72,21 +72,6 @@ impl ToolServer {
     }
 }
 
-/// Ours for MCP's log level.
-fn level_from(level: LoggingLevel) -> crate::call::LogLevel {
-    use crate::call::LogLevel as L;
-    match level {
-        LoggingLevel::Debug => L::Debug,
-        LoggingLevel::Info => L::Info,
-        LoggingLevel::Notice => L::Notice,
-        LoggingLevel::Warning => L::Warning,
-        LoggingLevel::Error => L::Error,
-        LoggingLevel::Critical => L::Critical,
-        LoggingLevel::Alert => L::Alert,
-        LoggingLevel::Emergency => L::Emergency,
-    }
-}
-
 /// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
 /// registry has it anyway (outside the selection, unavailable, or for the agent loop only).
 fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
@@ -140,7 +125,7 @@ impl ServerHandler for ToolServer {
         request: SetLevelRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let level = level_from(request.level);
+        let level = convert::level_from(request.level);
         self.log_level.store(level as u8, Ordering::Relaxed);
         Ok(())
     }
