@@ -2,7 +2,8 @@
 //! feature `agent` (a default), `agent`: a tool-calling loop against an OpenAI-compatible
 //! endpoint (see the `agent` module).
 //!
-//! File tools are confined to the current directory; `clarify` asks on the terminal.
+//! File tools are confined to the current directory; `clarify` asks on the terminal for `call`
+//! and `agent`, and through the client's elicitation for `serve` (never on this terminal).
 
 #[cfg(feature = "agent")]
 mod agent;
@@ -22,15 +23,17 @@ fn main() -> ExitCode {
     };
     let context = ToolContext::new()
         .with_session_id("cli")
-        .with_extension(Workspace::new(root))
-        .with_extension(AskUser::terminal());
+        .with_extension(Workspace::new(root));
     // `agent` has its own flags; every other command is the runtime's CLI.
     if std::env::args_os()
         .nth(1)
         .is_some_and(|command| command == "agent")
     {
         #[cfg(feature = "agent")]
-        return agent::main(std::env::args_os().skip(1), context);
+        return agent::main(
+            std::env::args_os().skip(1),
+            context.with_extension(AskUser::terminal()),
+        );
         #[cfg(not(feature = "agent"))]
         {
             eprintln!(
@@ -42,6 +45,7 @@ fn main() -> ExitCode {
     }
     hermes_tools::cli::Cli::new()
         .context(context)
+        .operator_extension(AskUser::terminal)
         .expect_toolsets(["clarify", "files", "terminal", "todo"])
         .run()
 }

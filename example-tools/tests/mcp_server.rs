@@ -145,3 +145,83 @@ fn serve_http_prints_the_bound_endpoint() {
     let port = url.strip_suffix("/mcp").expect("the endpoint is /mcp");
     assert!(port.parse::<u16>().is_ok_and(|port| port > 0), "{line}");
 }
+
+/// `serve --http` started on a terminal (a pseudo-terminal made by util-linux `script`): a
+/// remote client's `clarify` is never asked on that terminal, and is answered at once.
+#[test]
+fn a_remote_callers_question_never_reaches_the_serving_terminal() {
+    use std::io::{BufRead, BufReader, Write};
+    let command = format!(
+        "exec {} serve --http 127.0.0.1:0",
+        env!("CARGO_BIN_EXE_example-tools")
+    );
+    let mut child = Command::new("script")
+        .args(["-qfec", &command, "/dev/null"])
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("util-linux `script` runs (it makes the terminal)");
+    let stdout = child.stdout.take().expect("piped");
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = sender.send(line);
+        }
+    });
+    let mut url = None;
+    while url.is_none() {
+        let line = lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server prints its endpoint on its terminal");
+        url = line.trim().strip_prefix("listening on ").map(str::to_owned);
+    }
+    let url = url.unwrap_or_default();
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .expect("an http URL")
+        .to_owned();
+    let body = serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "remote", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "name": "clarify",
+            "arguments": {"question": "Where should I deploy?"},
+        },
+    })
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: clarify\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(&authority).expect("the server listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut answer = String::new();
+    // Answered within the timeout (a question put to the terminal would hang here).
+    let _ = stream.read_to_string(&mut answer);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        answer.contains("Clarify tool is not available in this execution context"),
+        "{answer}"
+    );
+    let printed: Vec<String> = lines.try_iter().collect();
+    assert!(
+        !printed
+            .iter()
+            .any(|line| line.contains("Where should I deploy")),
+        "the question reached the serving terminal: {printed:?}"
+    );
+}

@@ -41,6 +41,11 @@ Scenarios:
                                     client reconnects with Last-Event-ID and gets its own progress
                                     and answer; outside any session the tool is told it cannot
                                     close one
+    modern-clarify TARGET...        Client in its default mode (the 2026-07-28 era: Multi
+                                    Round-Trip Requests) and in legacy mode calls `clarify`,
+                                    answered through its elicitation callback. TARGET is
+                                    `http URL` or `stdio CMD [ARG...]`
+    modern-sampling TARGET...       the same for `test_sampling`, through a sampling callback
 
 Each scenario prints `ok: ...` lines and exits 0, or raises (exit 1, traceback on stderr).
 """
@@ -488,6 +493,48 @@ async def http_polling(url: str) -> None:
         print(f"ok: outside a session: {text_of(result)}")
 
 
+def target(args: tuple[str, ...]) -> Any:
+    """What `Client` connects to: `http URL` or `stdio CMD [ARG...]`."""
+    if args[0] == "http":
+        return args[1]
+    return params(args[1], list(args[2:]))
+
+
+async def modern_clarify(*args: str) -> None:
+    question = {"question": "Where should I deploy?", "choices": ["staging", "prod"]}
+    for mode in ("auto", "legacy"):
+        asked: list[Any] = []
+        answer = answering(asked, "accept", {"choice": "prod"})
+        async with Client(target(args), mode=mode, elicitation_callback=answer) as client:
+            version = client.session.protocol_version
+            result = await client.call_tool("clarify", question)
+            check(result.is_error is False, f"{mode}: {result!r}")
+            said = json.loads(text_of(result))["user_response"]
+            check(said == "prod", f"{mode}: answer {said!r}")
+            check(len(asked) == 1 and asked[0].message == "Where should I deploy?",
+                  f"{mode}: asked {asked!r}")
+            print(f"ok: clarify answered through elicitation, mode {mode}, protocol {version}")
+
+
+async def modern_sampling(*args: str) -> None:
+    sampled: list[Any] = []
+
+    async def sampling(context: Any, params: Any) -> types.CreateMessageResult:
+        sampled.append(params)
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Paris"),
+            model="offline-test-model", stop_reason="endTurn")
+
+    async with Client(target(args), sampling_callback=sampling) as client:
+        version = client.session.protocol_version
+        check(version == "2026-07-28", f"the default mode negotiates the modern era: {version}")
+        result = await client.call_tool("test_sampling", {"prompt": "Capital of France?"})
+        check(result.is_error is False and "LLM response: Paris" in text_of(result), repr(result))
+        check(len(sampled) == 1, f"sampled once: {sampled!r}")
+        print(f"ok: a sampling round trip in protocol {version}: {text_of(result)}")
+
+
+
 SCENARIOS = {
     "stdio-session": stdio_session,
     "stdio-auto": stdio_auto,
@@ -503,6 +550,8 @@ SCENARIOS = {
     "http-unasked": http_unasked,
     "http-resources": http_resources,
     "http-polling": http_polling,
+    "modern-clarify": modern_clarify,
+    "modern-sampling": modern_sampling,
 }
 
 

@@ -17,7 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use support::{EXAMPLE_SERVER, HttpServer, SERVER, installed, python_scenario, run};
 
 /// The suite's server scenarios run against the fixture server: all but [`SERVER_NOT_RUN`].
@@ -392,9 +392,15 @@ struct StdioServer {
 
 impl StdioServer {
     fn start(flags: &[&str]) -> Self {
-        let mut child = Command::new(SERVER)
+        Self::start_with(SERVER, flags, &[])
+    }
+
+    /// `BINARY serve FLAGS...` with these environment variables.
+    fn start_with(binary: &str, flags: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut child = Command::new(binary)
             .arg("serve")
             .args(flags)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -479,4 +485,240 @@ fn stdio_serve_answers_malformed_and_oversize_lines_instead_of_hanging() {
         listed["result"]["tools"].is_array(),
         "the connection still serves: {listed}"
     );
+}
+
+/// The `_meta` every 2026-07-28 request carries: the version, the client, and what it can answer.
+fn modern_meta(capabilities: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+    })
+}
+
+/// A 2026-07-28 `tools/call` line: `extra` holds `inputResponses` and `requestState`, if any.
+fn modern_call(id: u64, tool: &str, arguments: Value, extra: Value) -> Vec<u8> {
+    let mut params = json!({
+        "_meta": modern_meta(json!({"elicitation": {"form": {}}})),
+        "name": tool,
+        "arguments": arguments,
+    });
+    if let (Some(params), Some(extra)) = (params.as_object_mut(), extra.as_object()) {
+        params.extend(extra.clone());
+    }
+    let line = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+    format!("{line}\n").into_bytes()
+}
+
+const STATE_KEYS: &str = "HERMES_MCP_STATE_KEYS";
+const KEY_ONE: &str = "one=0123456789abcdef0123456789abcdef-one";
+const KEY_TWO: &str = "two=0123456789abcdef0123456789abcdef-two";
+
+/// The first round of `test_elicitation` on `server`: its `input_required` result.
+fn first_round(server: &mut StdioServer, id: u64) -> Value {
+    server.write(&modern_call(
+        id,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        json!({}),
+    ));
+    let answer = server.answer();
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "input_required", "{answer}");
+    result.clone()
+}
+
+fn accepted() -> Value {
+    json!({"q0": {"action": "accept", "content": {"username": "ada", "email": "ada@example.com"}}})
+}
+
+#[test]
+fn a_modern_clients_retry_completes_on_any_server_sharing_the_keys_and_bad_states_are_refused() {
+    let env = [(STATE_KEYS, KEY_ONE)];
+    let mut first = StdioServer::start_with(SERVER, &[], &env);
+    let required = first_round(&mut first, 1);
+    let request = &required["inputRequests"]["q0"];
+    assert_eq!(request["method"], "elicitation/create", "{required}");
+    assert_eq!(request["params"]["message"], "Who are you?", "{required}");
+    let state = required["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+
+    // The retry reaches another process (a replica) holding the same keys: it completes there.
+    let rotated = format!("{KEY_TWO},{KEY_ONE}");
+    let mut replica = StdioServer::start_with(SERVER, &[], &[(STATE_KEYS, rotated.as_str())]);
+    let retry = json!({"inputResponses": accepted(), "requestState": state});
+    replica.write(&modern_call(
+        2,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        retry.clone(),
+    ));
+    let done = replica.answer();
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("ada@example.com"), "{done}");
+    assert_ne!(done["result"]["isError"], true, "{done}");
+
+    let refused = |server: &mut StdioServer, id: u64, tool: &str, args: Value, state: &str| {
+        let extra = json!({"inputResponses": accepted(), "requestState": state});
+        server.write(&modern_call(id, tool, args, extra));
+        let answer = server.answer();
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        answer["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    };
+    // A server that does not hold the sealing key; another tool; other arguments; altered.
+    let mut stranger = StdioServer::start_with(SERVER, &[], &[(STATE_KEYS, KEY_TWO)]);
+    let message = refused(
+        &mut stranger,
+        3,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        &state,
+    );
+    assert!(
+        message.contains("a key this server does not hold"),
+        "{message}"
+    );
+    let message = refused(&mut replica, 4, "test_simple_text", json!({}), &state);
+    assert!(
+        message.contains("another tool or other arguments"),
+        "{message}"
+    );
+    let message = refused(
+        &mut replica,
+        5,
+        "test_elicitation",
+        json!({"message": "Who?"}),
+        &state,
+    );
+    assert!(message.contains("requestState refused"), "{message}");
+    let mut altered = state.clone();
+    let last = altered.pop().expect("not empty");
+    altered.push(if last == 'A' { 'B' } else { 'A' });
+    let message = refused(
+        &mut replica,
+        6,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        &altered,
+    );
+    assert!(message.contains("integrity"), "{message}");
+    assert!(
+        message.contains("without requestState"),
+        "says how to start over: {message}"
+    );
+
+    // Responses without their state.
+    first.write(&modern_call(
+        7,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        json!({"inputResponses": accepted()}),
+    ));
+    let answer = first.answer();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+}
+
+#[test]
+fn an_expired_request_state_is_refused_and_an_undeclared_kind_is_never_asked() {
+    let mut server = StdioServer::start_with(SERVER, &["--request-state-ttl-secs", "1"], &[]);
+    let required = first_round(&mut server, 1);
+    let state = required["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+    std::thread::sleep(Duration::from_millis(1500));
+    let extra = json!({"inputResponses": accepted(), "requestState": state});
+    server.write(&modern_call(
+        2,
+        "test_elicitation",
+        json!({"message": "Who are you?"}),
+        extra,
+    ));
+    let answer = server.answer();
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("expired"), "{answer}");
+
+    // The client declared elicitation only: a tool that samples is told at once, no request.
+    server.write(&modern_call(
+        3,
+        "test_sampling",
+        json!({"prompt": "Hi?"}),
+        json!({}),
+    ));
+    let answer = server.answer();
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer["result"].get("inputRequests").is_none(), "{answer}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.contains("cannot ask: the caller offers no sampling"),
+        "{answer}"
+    );
+}
+
+#[test]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
+fn python_clients_in_the_modern_era_answer_clarify_and_sampling_over_stdio_and_http() {
+    let example = HttpServer::start_with(EXAMPLE_SERVER, &[]);
+    let conformance = HttpServer::start();
+    for target in [
+        vec!["http", example.url.as_str()],
+        vec!["stdio", EXAMPLE_SERVER, "serve"],
+    ] {
+        let out = python_scenario(&[&["modern-clarify"], target.as_slice()].concat());
+        for mode in [
+            "mode auto, protocol 2026-07-28",
+            "mode legacy, protocol 2025-11-25",
+        ] {
+            let line = format!("ok: clarify answered through elicitation, {mode}");
+            assert!(out.contains(&line), "{target:?}: {line:?} not in:\n{out}");
+        }
+    }
+    for target in [
+        vec!["http", conformance.url.as_str()],
+        vec!["stdio", SERVER, "serve"],
+    ] {
+        let out = python_scenario(&[&["modern-sampling"], target.as_slice()].concat());
+        assert!(
+            out.contains("ok: a sampling round trip in protocol 2026-07-28:")
+                && out.contains("LLM response: Paris"),
+            "{target:?}:\n{out}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
+fn fastmcp_client_answers_clarify_in_both_eras_over_stdio_and_http() {
+    let server = HttpServer::start_with(EXAMPLE_SERVER, &[]);
+    let script = support::root().join("tests/interop/fastmcp_client.py");
+    for target in [
+        vec!["http", server.url.as_str()],
+        vec!["stdio", EXAMPLE_SERVER, "serve"],
+    ] {
+        let (status, out) = run(
+            Command::new(support::python())
+                .arg(&script)
+                .arg("clarify")
+                .args(&target),
+            Duration::from_secs(60),
+        );
+        assert!(status.is_some_and(|s| s.success()), "{target:?}:\n{out}");
+        for mode in [
+            "mode auto, protocol 2026-07-28",
+            "mode legacy, protocol 2025-11-25",
+        ] {
+            let line = format!("ok: fastmcp clarify answered, {mode}");
+            assert!(out.contains(&line), "{target:?}: {line:?} not in:\n{out}");
+        }
+    }
 }

@@ -205,6 +205,12 @@ struct ServeFlags {
         requires = "oauth_issuer"
     )]
     oauth_scope: Vec<String>,
+    /// Seconds a 2026-07-28 client may take to answer a tool's question (the sealed
+    /// requestState's lifetime) [default: 600]. The keys sealing it come from
+    /// HERMES_MCP_STATE_KEYS (`id=secret`, comma-separated, the first sealing; replicas share
+    /// them); without it, a random key of this process's.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    request_state_ttl_secs: Option<u64>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -217,8 +223,14 @@ pub struct Cli {
     /// (duplicate declarations) are printed.
     registry: Option<ToolRegistry>,
     context: ToolContext,
+    /// What only calls this process runs for its operator get (see
+    /// [`operator_extension`](Cli::operator_extension)).
+    operator: Vec<OperatorExtension>,
     expected_toolsets: Vec<String>,
 }
+
+/// Adds one operator-only extension to a context.
+type OperatorExtension = Box<dyn Fn(ToolContext) -> ToolContext + Send + Sync>;
 
 impl Default for Cli {
     fn default() -> Self {
@@ -232,6 +244,7 @@ impl Cli {
         Self {
             registry: None,
             context: ToolContext::new(),
+            operator: Vec::new(),
             expected_toolsets: Vec::new(),
         }
     }
@@ -249,10 +262,40 @@ impl Cli {
         self
     }
 
-    /// The context every `call` receives (extensions such as a workspace root).
+    /// The context every call receives, `call`'s and those `serve` answers (extensions such
+    /// as a workspace root).
     pub fn context(mut self, context: ToolContext) -> Self {
         self.context = context;
         self
+    }
+
+    /// Adds an extension only the calls this process runs for its operator receive (`call`),
+    /// never those `serve` answers for an MCP client: what reaches the operator's own
+    /// terminal, say, which a remote caller must never reach.
+    ///
+    /// ```
+    /// use hermes_tools::cli::Cli;
+    ///
+    /// /// Asks on the operator's terminal.
+    /// struct TerminalPrompt;
+    ///
+    /// let cli = Cli::new().operator_extension(|| TerminalPrompt);
+    /// # let _ = cli;
+    /// ```
+    pub fn operator_extension<T: Send + Sync + 'static>(
+        mut self,
+        make: impl Fn() -> T + Send + Sync + 'static,
+    ) -> Self {
+        self.operator
+            .push(Box::new(move |context| context.with_extension(make())));
+        self
+    }
+
+    /// The context of a call this process runs for its operator.
+    fn operator_context(&self) -> ToolContext {
+        self.operator
+            .iter()
+            .fold(self.context.clone(), |context, add| add(context))
     }
 
     /// Toolsets this binary is meant to link; `list` warns about any that is missing, which is
@@ -536,12 +579,12 @@ impl Cli {
         let drawn = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let context = if io::IsTerminal::is_terminal(&io::stderr()) {
             let drawn = Arc::clone(&drawn);
-            self.context.clone().with_progress(move |report| {
+            self.operator_context().with_progress(move |report| {
                 drawn.store(true, std::sync::atomic::Ordering::Relaxed);
                 eprint!("\r\x1b[2K{}", progress_line(report));
             })
         } else {
-            self.context.clone()
+            self.operator_context()
         };
         let answer = registry.call_blocking_with(name, &arguments, &context, &options);
         if drawn.load(std::sync::atomic::Ordering::Relaxed) {
@@ -694,9 +737,12 @@ impl Cli {
         http: Option<std::net::SocketAddr>,
         flags: ServeFlags,
     ) -> ExitCode {
-        use crate::mcp::server::{BearerTokens, ServeError, ToolServer};
+        use crate::mcp::server::{
+            BearerTokens, REQUEST_STATE_KEYS_ENV, RequestStateKeys, ServeError, ToolServer,
+        };
 
-        // Each MCP session gets the context in a session of its own (see ToolServer).
+        // Each MCP session gets the context in a session of its own (see ToolServer); never
+        // the operator's extensions: a client's request must not reach this terminal.
         let mut server = ToolServer::new(self.tools().clone())
             .context(self.context.clone())
             .selection(selection)
@@ -710,6 +756,18 @@ impl Cli {
         }
         if let Some(bytes) = flags.max_message_bytes {
             server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        if let Some(secs) = flags.request_state_ttl_secs {
+            server = server.request_state_ttl(std::time::Duration::from_secs(secs));
+        }
+        if std::env::var_os(REQUEST_STATE_KEYS_ENV).is_some() {
+            match RequestStateKeys::from_env(REQUEST_STATE_KEYS_ENV) {
+                Ok(keys) => server = server.request_state_keys(keys),
+                Err(err) => {
+                    eprintln!("error: {REQUEST_STATE_KEYS_ENV}: {err}");
+                    return ExitCode::from(2);
+                }
+            }
         }
         let tokens = match (&flags.token_file, &flags.token_env) {
             (Some(path), _) => Some(BearerTokens::from_file(path)),

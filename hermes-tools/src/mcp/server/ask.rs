@@ -16,9 +16,10 @@ use std::future::Future;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientResult, CreateMessageRequest, CreateMessageRequestParams, ElicitRequest,
-    ElicitRequestParams, ElicitationAction, ElicitationSchema, GetExtensions, ModelHint,
-    ModelPreferences, RequestId, Role, SamplingMessage, SamplingMessageContentBlock, ServerRequest,
+    ClientResult, CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult,
+    ElicitRequest, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema,
+    GetExtensions, ModelHint, ModelPreferences, RequestId, Role, SamplingMessage,
+    SamplingMessageContentBlock, ServerRequest,
 };
 use rmcp::service::{OriginatingRequestId, Peer, RequestContext, ServiceError};
 use serde_json::Value;
@@ -101,107 +102,122 @@ impl Asker for ClientAsker {
         &self,
         question: Elicitation,
     ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
-        // The form is masked like the message: a tool may quote a credential in either.
-        let form = redact_json(&question.schema.to_string()).into_owned();
-        let asked = serde_json::from_str::<ElicitationSchema>(&form).map(|requested_schema| {
-            let params = ElicitRequestParams::FormElicitationParams {
-                meta: None,
-                message: redact(&question.message).into_owned(),
-                requested_schema,
-            };
-            // rmcp's `create_elicitation` needs its `elicitation` feature, which builds `url`
-            // (and ICU) for nothing we use: the request is sent as that method sends it.
-            self.ask(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
-        });
+        let asked = elicit_request(&question).map(|request| self.ask(request));
         Box::pin(async move {
-            let asked = asked.map_err(|err| {
-                AskError::Failed(format!(
-                    "the form is not one MCP elicitation allows (an object of flat string, \
-                     number, boolean or enum properties): {err}"
-                ))
-            })?;
-            let ClientResult::ElicitResult(result) = asked.await? else {
+            let ClientResult::ElicitResult(result) = asked?.await? else {
                 return Err(failed(ServiceError::UnexpectedResponse));
             };
-            match result.action {
-                ElicitationAction::Accept => match result.content {
-                    Some(Value::Object(values)) => Ok(ElicitationReply::Accept(values)),
-                    None => Ok(ElicitationReply::Accept(serde_json::Map::new())),
-                    Some(other) => Err(AskError::Failed(format!(
-                        "the client accepted with {other}, not an object of the form's values"
-                    ))),
-                },
-                ElicitationAction::Decline => Ok(ElicitationReply::Decline),
-                _ => Ok(ElicitationReply::Cancel),
-            }
+            elicitation_reply(result)
         })
     }
 
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
-        // What goes to the client's model is masked like any answer a model reads.
-        let messages = request
-            .messages
-            .iter()
-            .map(|message| {
-                let text = redact(&message.text).into_owned();
-                match message.role {
-                    SamplingRole::User => SamplingMessage::user_text(text),
-                    SamplingRole::Assistant => SamplingMessage::assistant_text(text),
-                }
-            })
-            .collect();
-        let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
-        params.system_prompt = request
-            .system_prompt
-            .map(|prompt| redact(&prompt).into_owned());
-        params.temperature = request.temperature;
-        if !request.stop_sequences.is_empty() {
-            params.stop_sequences = Some(request.stop_sequences);
-        }
-        if !request.model_hints.is_empty() {
-            params.model_preferences = Some(
-                ModelPreferences::new().with_hints(
-                    request
-                        .model_hints
-                        .into_iter()
-                        .map(ModelHint::new)
-                        .collect(),
-                ),
-            );
-        }
-        // Checked as rmcp's `create_message` checks it, before anything is sent.
-        let asked = params.validate().map(|()| {
-            self.ask(ServerRequest::CreateMessageRequest(
-                CreateMessageRequest::new(params),
-            ))
-        });
+        let asked = sampling_request(request).map(|request| self.ask(request));
         Box::pin(async move {
-            let asked = asked.map_err(|err| {
-                AskError::Failed(format!("the request is not one MCP sampling allows: {err}"))
-            })?;
-            let ClientResult::CreateMessageResult(result) = asked.await? else {
+            let ClientResult::CreateMessageResult(result) = asked?.await? else {
                 return Err(failed(ServiceError::UnexpectedResponse));
             };
-            if result.message.role != Role::Assistant {
-                return Err(AskError::Failed(
-                    "the client's reply is not the model's (role is not assistant)".to_owned(),
-                ));
-            }
-            let text: Vec<String> = result
-                .message
-                .content
-                .into_vec()
-                .into_iter()
-                .filter_map(|part| match part {
-                    SamplingMessageContentBlock::Text(text) => Some(text.text),
-                    _ => None,
-                })
-                .collect();
-            let mut reply = SamplingReply::new(text.join("\n"), result.model);
-            reply.stop_reason = result.stop_reason;
-            Ok(reply)
+            sampling_reply(*result)
         })
     }
+}
+
+/// `question` as MCP's `elicitation/create`, the form and message masked like any text a
+/// client shows (a tool may quote a credential in either).
+pub(super) fn elicit_request(question: &Elicitation) -> Result<ServerRequest, AskError> {
+    let form = redact_json(&question.schema.to_string()).into_owned();
+    let requested_schema = serde_json::from_str::<ElicitationSchema>(&form).map_err(|err| {
+        AskError::Failed(format!(
+            "the form is not one MCP elicitation allows (an object of flat string, number, \
+             boolean or enum properties): {err}"
+        ))
+    })?;
+    let params = ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: redact(&question.message).into_owned(),
+        requested_schema,
+    };
+    // rmcp's `create_elicitation` needs its `elicitation` feature, which builds `url` (and
+    // ICU) for nothing we use: the request is built as that method builds it.
+    Ok(ServerRequest::ElicitRequest(ElicitRequest::new(params)))
+}
+
+/// The client's answer to an elicitation, as the tool is told it.
+pub(super) fn elicitation_reply(result: ElicitResult) -> Result<ElicitationReply, AskError> {
+    match result.action {
+        ElicitationAction::Accept => match result.content {
+            Some(Value::Object(values)) => Ok(ElicitationReply::Accept(values)),
+            None => Ok(ElicitationReply::Accept(serde_json::Map::new())),
+            Some(other) => Err(AskError::Failed(format!(
+                "the client accepted with {other}, not an object of the form's values"
+            ))),
+        },
+        ElicitationAction::Decline => Ok(ElicitationReply::Decline),
+        _ => Ok(ElicitationReply::Cancel),
+    }
+}
+
+/// `request` as MCP's `sampling/createMessage`, masked like any text a model reads, and
+/// checked as rmcp's `create_message` checks it, before anything is sent.
+pub(super) fn sampling_request(request: Sampling) -> Result<ServerRequest, AskError> {
+    let messages = request
+        .messages
+        .iter()
+        .map(|message| {
+            let text = redact(&message.text).into_owned();
+            match message.role {
+                SamplingRole::User => SamplingMessage::user_text(text),
+                SamplingRole::Assistant => SamplingMessage::assistant_text(text),
+            }
+        })
+        .collect();
+    let mut params = CreateMessageRequestParams::new(messages, request.max_tokens);
+    params.system_prompt = request
+        .system_prompt
+        .map(|prompt| redact(&prompt).into_owned());
+    params.temperature = request.temperature;
+    if !request.stop_sequences.is_empty() {
+        params.stop_sequences = Some(request.stop_sequences);
+    }
+    if !request.model_hints.is_empty() {
+        params.model_preferences = Some(
+            ModelPreferences::new().with_hints(
+                request
+                    .model_hints
+                    .into_iter()
+                    .map(ModelHint::new)
+                    .collect(),
+            ),
+        );
+    }
+    params.validate().map_err(|err| {
+        AskError::Failed(format!("the request is not one MCP sampling allows: {err}"))
+    })?;
+    Ok(ServerRequest::CreateMessageRequest(
+        CreateMessageRequest::new(params),
+    ))
+}
+
+/// The client model's reply to a sampling request, as the tool is told it.
+pub(super) fn sampling_reply(result: CreateMessageResult) -> Result<SamplingReply, AskError> {
+    if result.message.role != Role::Assistant {
+        return Err(AskError::Failed(
+            "the client's reply is not the model's (role is not assistant)".to_owned(),
+        ));
+    }
+    let text: Vec<String> = result
+        .message
+        .content
+        .into_vec()
+        .into_iter()
+        .filter_map(|part| match part {
+            SamplingMessageContentBlock::Text(text) => Some(text.text),
+            _ => None,
+        })
+        .collect();
+    let mut reply = SamplingReply::new(text.join("\n"), result.model);
+    reply.stop_reason = result.stop_reason;
+    Ok(reply)
 }
 
 /// A request the client refused, or a connection gone, as the tool is told it.

@@ -108,6 +108,13 @@ pub(super) struct ServedCall<'r> {
 }
 
 impl ServedCall<'_> {
+    /// The same call, its tool's questions answered by `asker` (a round of the 2026-07-28
+    /// era's `input_required`) instead of requests to the client.
+    pub(super) fn asking(mut self, asker: impl crate::call::Asker + 'static) -> Self {
+        self.ctx = self.ctx.with_asker(asker);
+        self
+    }
+
     /// Runs tool `name` through `registry`'s pipeline, sending its reports as they come; `Err`
     /// when the client cancelled the call.
     pub(super) async fn run(

@@ -21,6 +21,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::content;
+use super::mrtr::{Round, RoundAsker};
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, call, convert, jsonrpc};
 use crate::ToolContext;
@@ -70,6 +71,15 @@ impl ToolServer {
                 )
             })
     }
+}
+
+/// Whether `request` is of the 2026-07-28 era or later: its `_meta` names the version (that
+/// era's requests carry it; a session of the `initialize` era does not).
+fn modern(request: &RequestContext<RoleServer>) -> bool {
+    request
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
 }
 
 /// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
@@ -156,8 +166,32 @@ impl ServerHandler for ToolServer {
         }
         let args = call::arguments_text(request.arguments.as_ref())?;
         let options = self.served_options(&listing);
-        let served = self.served_call(&context);
+        let mut served = self.served_call(&context);
+        // The 2026-07-28 era asks through `input_required` rounds (see mrtr.rs): the tool runs
+        // with the answers the client gave so far.
+        let round = if modern(&context) {
+            let sealing = self.sealing()?;
+            let capabilities = context.client_capabilities();
+            let round = Arc::new(Round::open(
+                &sealing,
+                name,
+                request.arguments.as_ref(),
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+                capabilities.as_ref(),
+            )?);
+            served = served.asking(RoundAsker(Arc::clone(&round)));
+            Some((sealing, round))
+        } else {
+            None
+        };
         let answer = served.run(&self.registry, name, &args, &options).await?;
+        if let Some((sealing, round)) = round
+            && let Some(required) =
+                round.input_required(&sealing, name, request.arguments.as_ref())?
+        {
+            return Ok(CallToolResponse::InputRequired(required));
+        }
         Ok(call::result(&answer, &listing, name))
     }
 

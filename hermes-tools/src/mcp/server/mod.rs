@@ -91,6 +91,29 @@
 //!
 //! Both protocol eras are served: `rmcp` answers `server/discover` (which Python SDK 2.x clients
 //! send first) and the `initialize` handshake alike.
+//!
+//! # Questions
+//!
+//! A tool asks with [`ToolContext::elicit`](crate::ToolContext::elicit) or
+//! [`sample`](crate::ToolContext::sample); how the question reaches the caller depends on the
+//! era of the request, never on the serving process (its terminal, its operator: a
+//! [`Cli::operator_extension`](crate::cli::Cli::operator_extension) is not given to served
+//! calls):
+//!
+//! - a session of the `initialize` era gets `elicitation/create` or `sampling/createMessage`
+//!   on the call's own stream, if its client declared the capability;
+//! - a request of the 2026-07-28 era gets a Multi Round-Trip Request: the call answers
+//!   `resultType: "input_required"` with the questions (only of the kinds the request's
+//!   `clientCapabilities` declare) and a sealed `requestState`, and the client's retry with
+//!   `inputResponses` **runs the tool again**, its questions answered in order. Work a tool
+//!   does before its question runs once per round, so keep it idempotent, and return on a
+//!   failed question (`?`). The state is sealed with HMAC-SHA256 under
+//!   [`request_state_keys`](ToolServer::request_state_keys) (`serve` reads
+//!   `HERMES_MCP_STATE_KEYS`: `id=secret` pairs, the first sealing, the others still accepted,
+//!   for rotation), bound to the tool and its arguments, and accepted for
+//!   [`request_state_ttl`](ToolServer::request_state_ttl); a forged, altered, foreign or expired
+//!   state is refused with -32602 saying to start over. Replicas that share the keys open each
+//!   other's states, so a retry may land on any of them.
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -120,6 +143,7 @@ mod convert;
 mod handler;
 mod http;
 mod jsonrpc;
+mod mrtr;
 mod stdio;
 mod watch;
 
@@ -129,6 +153,9 @@ pub use http::bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 #[cfg(feature = "mcp-remote")]
 pub use http::oauth::{OAuthResourceConfig, ResourceServerError};
 pub use http::origin::InvalidOrigin;
+pub use mrtr::{
+    DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEYS_ENV, RequestStateKeys, RequestStateKeysError,
+};
 
 /// How often a connection looks for a changed listing, unless set with
 /// [`ToolServer::poll_interval`].
@@ -171,6 +198,10 @@ pub struct ToolServer {
     /// The least severe log message this connection's client is sent (`logging/setLevel`;
     /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index.
     log_level: Arc<std::sync::atomic::AtomicU8>,
+    /// The keys sealing `requestState` (none given: a random key of this process's).
+    state_keys: Option<Arc<RequestStateKeys>>,
+    /// How long a sealed `requestState` is accepted.
+    state_ttl: Duration,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -205,6 +236,8 @@ impl Clone for ToolServer {
             log_level: Arc::new(std::sync::atomic::AtomicU8::new(
                 crate::call::LogLevel::Info as u8,
             )),
+            state_keys: self.state_keys.clone(),
+            state_ttl: self.state_ttl,
         }
     }
 }
@@ -296,7 +329,43 @@ impl ToolServer {
             log_level: Arc::new(std::sync::atomic::AtomicU8::new(
                 crate::call::LogLevel::Info as u8,
             )),
+            state_keys: None,
+            state_ttl: DEFAULT_REQUEST_STATE_TTL,
         }
+    }
+
+    /// The keys that seal the `requestState` of a question put to a 2026-07-28 client (see
+    /// [Questions](self#questions)). Without them, a random key of this process's seals it,
+    /// and a retry must come back to this process: replicas behind a load balancer share keys.
+    #[must_use]
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.state_keys = Some(Arc::new(keys));
+        self
+    }
+
+    /// How long a client may take to answer a question of the 2026-07-28 protocol (the
+    /// sealed `requestState`'s lifetime): [`DEFAULT_REQUEST_STATE_TTL`] unless set.
+    #[must_use]
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// The sealing of `requestState`: the keys given, else this process's random key.
+    fn sealing(&self) -> Result<mrtr::Sealing, ErrorData> {
+        static RANDOM: OnceLock<Result<Arc<RequestStateKeys>, RequestStateKeysError>> =
+            OnceLock::new();
+        let keys = match &self.state_keys {
+            Some(keys) => Arc::clone(keys),
+            None => RANDOM
+                .get_or_init(|| RequestStateKeys::random().map(Arc::new))
+                .clone()
+                .map_err(|err| ErrorData::internal_error(err.to_string(), None))?,
+        };
+        Ok(mrtr::Sealing {
+            keys,
+            ttl: self.state_ttl,
+        })
     }
 
     /// The context every call receives (extensions such as a workspace root). Its session, if
