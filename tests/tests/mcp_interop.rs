@@ -722,3 +722,35 @@ fn fastmcp_client_answers_clarify_in_both_eras_over_stdio_and_http() {
         }
     }
 }
+
+#[test]
+fn lists_carry_public_cache_hints_with_the_operators_ttl_in_the_modern_era_only() {
+    let list = |id: u64| {
+        let line = json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/list",
+            "params": {"_meta": modern_meta(json!({}))},
+        });
+        format!("{line}\n").into_bytes()
+    };
+    let mut default = StdioServer::start(&[]);
+    default.write(&list(1));
+    let answer = default.answer();
+    assert_eq!(answer["result"]["ttlMs"], 60_000, "{answer}");
+    assert_eq!(answer["result"]["cacheScope"], "public", "{answer}");
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+
+    let mut brief = StdioServer::start(&["--list-ttl-secs", "5"]);
+    brief.write(&list(1));
+    let answer = brief.answer();
+    assert_eq!(answer["result"]["ttlMs"], 5_000, "{answer}");
+
+    // A session of the `initialize` era gets the list as before, without the 2026 fields.
+    let mut legacy = StdioServer::start(&[]);
+    legacy.write(format!("{}\n", support::INITIALIZE).as_bytes());
+    let _ = legacy.answer();
+    legacy.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    legacy.write(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}\n");
+    let answer = legacy.answer();
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
+    assert!(answer["result"].get("ttlMs").is_none(), "{answer}");
+}

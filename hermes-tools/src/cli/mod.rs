@@ -211,6 +211,10 @@ struct ServeFlags {
     /// them); without it, a random key of this process's.
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     request_state_ttl_secs: Option<u64>,
+    /// Seconds a 2026-07-28 client may keep a list as fresh (its `ttlMs`; 0: do not cache)
+    /// [default: 60].
+    #[arg(long, value_name = "SECS")]
+    list_ttl_secs: Option<u64>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -756,6 +760,9 @@ impl Cli {
         }
         if let Some(bytes) = flags.max_message_bytes {
             server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
+        }
+        if let Some(secs) = flags.list_ttl_secs {
+            server = server.list_ttl(std::time::Duration::from_secs(secs));
         }
         if let Some(secs) = flags.request_state_ttl_secs {
             server = server.request_state_ttl(std::time::Duration::from_secs(secs));

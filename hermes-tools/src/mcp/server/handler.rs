@@ -10,8 +10,8 @@ use std::sync::atomic::Ordering;
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, CustomRequest,
-    CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
     ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
@@ -143,14 +143,23 @@ impl ServerHandler for ToolServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let listing = self.listing_or_error()?;
         let tools = listing
             .iter()
             .map(|(_, definition)| convert::tool(definition))
             .collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        let listed = ListToolsResult::with_all_items(tools);
+        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
+        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
+        Ok(if modern(&context) {
+            listed
+                .with_ttl_ms(self.list_ttl_ms())
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            listed
+        })
     }
 
     async fn call_tool(
@@ -198,17 +207,35 @@ impl ServerHandler for ToolServer {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(content::list_resources())
+        let listed = content::list_resources();
+        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
+        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
+        Ok(if modern(&context) {
+            listed
+                .with_ttl_ms(self.list_ttl_ms())
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            listed
+        })
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(content::list_templates())
+        let listed = content::list_templates();
+        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
+        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
+        Ok(if modern(&context) {
+            listed
+                .with_ttl_ms(self.list_ttl_ms())
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            listed
+        })
     }
 
     async fn read_resource(
@@ -242,9 +269,18 @@ impl ServerHandler for ToolServer {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(content::list_prompts())
+        let listed = content::list_prompts();
+        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
+        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
+        Ok(if modern(&context) {
+            listed
+                .with_ttl_ms(self.list_ttl_ms())
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            listed
+        })
     }
 
     async fn get_prompt(

@@ -25,7 +25,9 @@
 //! What a client sees:
 //!
 //! - `tools/list`: the [`Format::Mcp`] definitions of the selected, available tools (the same
-//!   cached list an agent gets), each with the annotations of [`annotations`];
+//!   cached list an agent gets), each with the annotations of [`annotations`]; in the
+//!   2026-07-28 era every list carries `cacheScope: "public"` (no list varies by caller) and
+//!   `ttlMs` of [`list_ttl`](ToolServer::list_ttl) (`serve --list-ttl-secs`);
 //! - `tools/call`: the call goes through [`ToolRegistry::call_with`], judged by the listing the
 //!   client was given, so hooks, the approval gate, timeouts and answer budgets apply as
 //!   in-process. An error answer is a result with `isError: true` (the model reads it and
@@ -172,6 +174,10 @@ pub const MIN_MAX_MESSAGE_BYTES: usize = 1024;
 /// [`ToolServer::session_idle_timeout`]: 30 minutes.
 pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
+/// How long a 2026-07-28 client may keep a list, unless set with [`ToolServer::list_ttl`]:
+/// 60 seconds.
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
+
 /// How many HTTP sessions may live at once, unless set with [`ToolServer::max_sessions`].
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
 
@@ -202,6 +208,8 @@ pub struct ToolServer {
     state_keys: Option<Arc<RequestStateKeys>>,
     /// How long a sealed `requestState` is accepted.
     state_ttl: Duration,
+    /// How long a 2026-07-28 client may keep a list (`ttlMs`).
+    list_ttl: Duration,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -238,6 +246,7 @@ impl Clone for ToolServer {
             )),
             state_keys: self.state_keys.clone(),
             state_ttl: self.state_ttl,
+            list_ttl: self.list_ttl,
         }
     }
 }
@@ -331,6 +340,7 @@ impl ToolServer {
             )),
             state_keys: None,
             state_ttl: DEFAULT_REQUEST_STATE_TTL,
+            list_ttl: DEFAULT_LIST_TTL,
         }
     }
 
@@ -349,6 +359,22 @@ impl ToolServer {
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
         self
+    }
+
+    /// How long a client of the 2026-07-28 era may treat a list (`tools/list`,
+    /// `resources/list`, `resources/templates/list`, `prompts/list`) as fresh: its `ttlMs`
+    /// hint, with `cacheScope: "public"`, as no list varies by caller. A change within it is
+    /// still announced to `subscriptions/listen` streams, which a caching client heeds.
+    /// [`DEFAULT_LIST_TTL`] unless set; zero asks clients not to cache.
+    #[must_use]
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
+        self
+    }
+
+    /// [`list_ttl`](Self::list_ttl) in milliseconds, as the wire carries it.
+    fn list_ttl_ms(&self) -> u64 {
+        u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// The sealing of `requestState`: the keys given, else this process's random key.
