@@ -754,3 +754,93 @@ fn lists_carry_public_cache_hints_with_the_operators_ttl_in_the_modern_era_only(
     assert!(answer["result"]["tools"].is_array(), "{answer}");
     assert!(answer["result"].get("ttlMs").is_none(), "{answer}");
 }
+
+/// One raw HTTP/1.1 POST of `body` to the endpoint `url`, with `headers`: the whole answer
+/// (head and body) as text.
+fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
+    let authority = url
+        .strip_prefix("http://")
+        .and_then(|rest| rest.split('/').next())
+        .expect("an http URL");
+    let fields: String = headers
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n{fields}Content-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(authority).expect("the server listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    stream.write_all(request.as_bytes()).expect("sent");
+    let mut answer = String::new();
+    let _ = std::io::Read::read_to_string(&mut stream, &mut answer);
+    answer
+}
+
+#[test]
+fn the_modern_eras_version_and_header_checks_answer_with_their_codes() {
+    let server = HttpServer::start();
+    let call = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"_meta": modern_meta(json!({})), "name": "test_simple_text", "arguments": {}},
+    })
+    .to_string();
+    let modern = ("MCP-Protocol-Version", "2026-07-28");
+    let answer = post(
+        &server.url,
+        &[
+            modern,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "test_simple_text"),
+        ],
+        &call,
+    );
+    assert!(answer.contains(r#""resultType":"complete""#), "{answer}");
+    assert!(answer.contains("simple text response"), "{answer}");
+    let answer = post(
+        &server.url,
+        &[
+            modern,
+            ("Mcp-Method", "tools/list"),
+            ("Mcp-Name", "test_simple_text"),
+        ],
+        &call,
+    );
+    assert!(
+        answer.contains("-32020") && answer.contains("Mcp-Method"),
+        "{answer}"
+    );
+    let answer = post(
+        &server.url,
+        &[
+            modern,
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "another_tool"),
+        ],
+        &call,
+    );
+    assert!(
+        answer.contains("-32020") && answer.contains("Mcp-Name"),
+        "{answer}"
+    );
+
+    // A version this server does not serve, on stdio: -32022 listing the ones it does.
+    let mut stdio = StdioServer::start(&[]);
+    let mut meta = modern_meta(json!({}));
+    meta["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let line =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta}});
+    stdio.write(format!("{line}\n").as_bytes());
+    let answer = stdio.answer();
+    assert_eq!(answer["error"]["code"], -32022, "{answer}");
+    let supported = answer["error"]["data"]["supported"].to_string();
+    assert!(
+        supported.contains("2026-07-28") && supported.contains("2025-11-25"),
+        "{answer}"
+    );
+}
