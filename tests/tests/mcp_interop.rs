@@ -755,28 +755,14 @@ fn lists_carry_public_cache_hints_with_the_operators_ttl_in_the_modern_era_only(
     assert!(answer["result"].get("ttlMs").is_none(), "{answer}");
 }
 
-/// One raw HTTP/1.1 POST of `body` to the endpoint `url`, with `headers`: the whole answer
-/// (head and body) as text.
+/// One raw HTTP/1.1 POST of the JSON `body` to the endpoint `url`, with `headers`: the whole
+/// answer (head and body) as text.
 fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
-    let authority = url
-        .strip_prefix("http://")
-        .and_then(|rest| rest.split('/').next())
-        .expect("an http URL");
-    let fields: String = headers
-        .iter()
-        .map(|(name, value)| format!("{name}: {value}\r\n"))
-        .collect();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\n{fields}Content-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = std::net::TcpStream::connect(authority).expect("the server listens");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("a timeout");
-    stream.write_all(request.as_bytes()).expect("sent");
+    let json = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
+    let mut stream = support::raw_send(url, "POST", &[&json, headers].concat(), body);
     let mut answer = String::new();
     let _ = std::io::Read::read_to_string(&mut stream, &mut answer);
     answer

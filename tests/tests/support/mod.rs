@@ -177,6 +177,34 @@ pub fn raw_request(
     headers: &[(&str, &str)],
     body: &str,
 ) -> (String, Vec<(String, String)>) {
+    let mut stream = raw_send(url, method, headers, body);
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let head = text.split("\r\n\r\n").next().unwrap_or_default();
+    let mut lines = head.lines();
+    let status = lines.next().unwrap_or_default().to_owned();
+    let fields = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    (status, fields)
+}
+
+/// Sends one raw HTTP/1.1 request to the endpoint `url` (`http://HOST:PORT/mcp`), with
+/// `Connection: close`; the stream to read its answer from (within 10 s a read).
+pub fn raw_send(
+    url: &str,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::net::TcpStream {
     let authority = url
         .strip_prefix("http://")
         .and_then(|rest| rest.split('/').next())
@@ -195,23 +223,7 @@ pub fn raw_request(
         .set_read_timeout(Some(Duration::from_secs(10)))
         .expect("a timeout");
     stream.write_all(request.as_bytes()).expect("sent");
-    let mut answer = Vec::new();
-    let mut buffer = [0u8; 4096];
-    while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
-        match stream.read(&mut buffer) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => answer.extend_from_slice(&buffer[..n]),
-        }
-    }
-    let text = String::from_utf8_lossy(&answer).into_owned();
-    let head = text.split("\r\n\r\n").next().unwrap_or_default();
-    let mut lines = head.lines();
-    let status = lines.next().unwrap_or_default().to_owned();
-    let fields = lines
-        .filter_map(|line| line.split_once(':'))
-        .map(|(name, value)| (name.to_ascii_lowercase(), value.trim().to_owned()))
-        .collect();
-    (status, fields)
+    stream
 }
 
 /// The value of header `name` among `fields`.

@@ -73,6 +73,23 @@ impl ToolServer {
     }
 }
 
+/// A list's result, with the 2026-07-28 era's cache hints for a request of that era (a session
+/// of the `initialize` era never had them): the same for every caller (nothing is filtered by
+/// who asks), so any cache may keep it, for the server's `list_ttl`. A macro: each list is a
+/// type of its own, with the same inherent builder methods.
+macro_rules! cacheable {
+    ($server:expr, $context:expr, $listed:expr) => {{
+        let listed = $listed;
+        if modern($context) {
+            listed
+                .with_ttl_ms($server.list_ttl_ms())
+                .with_cache_scope(CacheScope::Public)
+        } else {
+            listed
+        }
+    }};
+}
+
 /// Whether `request` is of the 2026-07-28 era or later: its `_meta` names the version (that
 /// era's requests carry it; a session of the `initialize` era does not).
 fn modern(request: &RequestContext<RoleServer>) -> bool {
@@ -150,16 +167,11 @@ impl ServerHandler for ToolServer {
             .iter()
             .map(|(_, definition)| convert::tool(definition))
             .collect();
-        let listed = ListToolsResult::with_all_items(tools);
-        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
-        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
-        Ok(if modern(&context) {
-            listed
-                .with_ttl_ms(self.list_ttl_ms())
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            listed
-        })
+        Ok(cacheable!(
+            self,
+            &context,
+            ListToolsResult::with_all_items(tools)
+        ))
     }
 
     async fn call_tool(
@@ -209,16 +221,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let listed = content::list_resources();
-        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
-        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
-        Ok(if modern(&context) {
-            listed
-                .with_ttl_ms(self.list_ttl_ms())
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            listed
-        })
+        Ok(cacheable!(self, &context, content::list_resources()))
     }
 
     async fn list_resource_templates(
@@ -226,16 +229,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        let listed = content::list_templates();
-        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
-        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
-        Ok(if modern(&context) {
-            listed
-                .with_ttl_ms(self.list_ttl_ms())
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            listed
-        })
+        Ok(cacheable!(self, &context, content::list_templates()))
     }
 
     async fn read_resource(
@@ -271,16 +265,7 @@ impl ServerHandler for ToolServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        let listed = content::list_prompts();
-        // The same for every caller (nothing is filtered by who asks): any cache may keep it.
-        // The 2026-07-28 era's hints only: a session of the `initialize` era never had them.
-        Ok(if modern(&context) {
-            listed
-                .with_ttl_ms(self.list_ttl_ms())
-                .with_cache_scope(CacheScope::Public)
-        } else {
-            listed
-        })
+        Ok(cacheable!(self, &context, content::list_prompts()))
     }
 
     async fn get_prompt(
