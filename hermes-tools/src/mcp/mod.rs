@@ -60,15 +60,21 @@
 //!   end of its stderr, instead of only "did not finish initialising".
 //! - **Life.** `notifications/tools/list_changed` refreshes the toolset. A server whose first
 //!   start fails is reported failed and not retried (its configuration is wrong); one that ran
-//!   and was lost has its tools removed and is reached again with backoff
-//!   ([`McpOptions`](client::McpOptions): 1 s doubling to 60 s; the breaker opens after 3
-//!   unanswered calls in a row, for 60 s). Beside the [`Selection`](crate::toolsets::Selection)
-//!   rule of [`client`], the CLI's `call` starts only the server of the tool it calls (none for
-//!   a tool of ours).
-//! - **Absence.** A call of a tool whose server is not running is told why, not "unknown tool":
-//!   `Tool "mcp__time__get_current_time" is unavailable: MCP server "time" failed to start: ….
-//!   It is not retried until its configuration is fixed; tell the user.` (or it is still
-//!   starting, is reconnecting with its last error, or was not started by the selection).
+//!   and was lost is reached again with backoff ([`McpOptions`](client::McpOptions): 1 s
+//!   doubling to 60 s; the breaker opens after 3 unanswered calls in a row, for 60 s), and
+//!   keeps its place meanwhile: its tools stay registered and listed, and the new connection's
+//!   listing replaces them tool by tool, so the same tools back change nothing (no registry
+//!   generation, no `list_changed` to the clients of `serve`) and only a tool gone or new
+//!   changes the listing. Beside the [`Selection`](crate::toolsets::Selection) rule of
+//!   [`client`], the CLI's `call` starts only the server of the tool it calls (none for a tool
+//!   of ours).
+//! - **Absence.** A call of a tool whose server is reconnecting is answered at once, with no
+//!   call made: `MCP server "time" is reconnecting (last error: the connection closed …); retry
+//!   in 3 s.`, the wait being the backoff's plus what the server's last start took. A call of a
+//!   tool whose server is not running is told why, not "unknown tool": `Tool
+//!   "mcp__time__get_current_time" is unavailable: MCP server "time" failed to start: …. It is
+//!   not retried until its configuration is fixed; tell the user.` (or it is still starting,
+//!   or was not started by the selection).
 //! - **Answers.** What a server's tool answers reaches the model as JSON: its text as
 //!   `{"result": "…"}`, and the `structuredContent` of a tool that declares an `outputSchema` as
 //!   it is (once, not beside its own JSON copy). A server's hints (`readOnlyHint`,

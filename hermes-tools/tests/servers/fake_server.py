@@ -50,6 +50,13 @@ tools = {
     LONG: {"description": "A long name.", "inputSchema": OBJ},
     "no-schema": {"description": "No schema at all.", "inputSchema": {}},
 }
+extra = os.environ.get("FAKE_EXTRA_TOOLS")
+if extra and os.path.exists(extra):
+    # Tools named in a file, one a line, read at each start: a server whose tools change
+    # between one start and the next.
+    with open(extra) as f:
+        for name in f.read().split():
+            tools[name] = {"description": "Listed from FAKE_EXTRA_TOOLS.", "inputSchema": OBJ}
 calls = 0
 
 def send(message):

@@ -189,7 +189,9 @@ pub enum ServerState {
         /// The registry names of its tools.
         tools: Vec<String>,
     },
-    /// It ran, the connection was lost, and it is being started again; it has no tools now.
+    /// It ran, the connection was lost, and it is being started again at the backoff's pace.
+    /// Its tools stay registered and listed; a call of one is answered at once that the server
+    /// is reconnecting, with its last error and in how many seconds to retry.
     Reconnecting {
         /// Reconnection attempts so far.
         attempt: u32,

@@ -4,9 +4,13 @@
 //! again with exponential backoff.
 //!
 //! A server whose *first* connection fails is reported `Failed` and left alone: its command,
-//! URL or configuration is wrong, and retrying would only delay the agent. A server that ran
-//! and then was lost is reached again, forever, at the backoff's pace (no jitter: each client
-//! has its own connection, so there is no crowd of clients to spread out).
+//! URL or configuration is wrong, and retrying would only delay the agent; its tools go. A
+//! server that ran and then was lost is reached again, forever, at the backoff's pace (no
+//! jitter: each client has its own connection, so there is no crowd of clients to spread out).
+//! Its tools stay registered meanwhile, so nobody is told "unknown tool" for a tool that is
+//! coming back (a call answers when to retry, see [`Server::set_reconnecting`]), and the new
+//! connection's listing replaces them tool by tool: the same tools back change nothing, not
+//! even the registry's generation, so no `list_changed` reaches the clients of `serve`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -66,14 +70,13 @@ pub(crate) async fn supervise(
     let mut first = Some(first);
     let mut attempt: u32 = 0;
     loop {
+        let began = tokio::time::Instant::now();
         let connected = tokio::select! {
             connected = connect(&server) => connected,
             () = stopped(&mut stop) => break,
         };
         let ended = match connected {
-            // Its tools are deregistered once the new state is set (below): whoever sees them
-            // gone then sees why.
-            Ok(running) => serve(&server, &registry, running, &mut stop, &mut first).await,
+            Ok(running) => serve(&server, &registry, running, began, &mut stop, &mut first).await,
             Err(reason) => Ended::Failed(reason),
         };
         let reason = match ended.redacted() {
@@ -108,14 +111,8 @@ pub(crate) async fn supervise(
         };
         let delay = backoff.delay(attempt);
         attempt = attempt.saturating_add(1);
-        server.set_state(
-            &registry,
-            ServerState::Reconnecting {
-                attempt,
-                last_error: reason,
-            },
-        );
-        server.deregister_all(&registry);
+        // Its tools stay: a call of one is told the server is reconnecting and when to retry.
+        server.set_reconnecting(&registry, attempt, reason, delay);
         tokio::select! {
             () = tokio::time::sleep(delay) => {}
             () = stopped(&mut stop) => break,
@@ -166,6 +163,7 @@ async fn serve(
     server: &Arc<Server>,
     registry: &ToolRegistry,
     running: Running,
+    began: tokio::time::Instant,
     stop: &mut watch::Receiver<bool>,
     first: &mut Option<oneshot::Sender<()>>,
 ) -> Ended {
@@ -178,6 +176,7 @@ async fn serve(
     let failed = match listing {
         Some(Ok(listed)) => {
             server.apply_listing(registry, listed);
+            server.connected_in(began.elapsed());
             None
         }
         Some(Err(reason)) => Some(Ended::Failed(reason)),

@@ -77,6 +77,11 @@ struct Report {
     refreshes: u64,
     /// Registered tools by registry name, with what they were registered from.
     registered: BTreeMap<String, Planned>,
+    /// While it reconnects, when it is expected back: the next attempt's start plus what its
+    /// last good connection took (see [`Server::reconnecting`]).
+    back_at: Option<tokio::time::Instant>,
+    /// How long its last good connection took, from the attempt's start to its tools listed.
+    connect_took: Duration,
 }
 
 /// What a server offers the registry: its tools, and the utility tools its resources and
@@ -148,6 +153,8 @@ impl Server {
                 rejected: Vec::new(),
                 refreshes: 0,
                 registered: BTreeMap::new(),
+                back_at: None,
+                connect_took: Duration::ZERO,
             }),
         }
     }
@@ -168,8 +175,61 @@ impl Server {
     /// is not running (a call of one then says so instead of "unknown tool").
     pub(crate) fn set_state(&self, registry: &ToolRegistry, state: ServerState) {
         let absence = self.absence(&state);
-        self.report.lock().state = state;
+        {
+            let mut report = self.report.lock();
+            if !matches!(state, ServerState::Reconnecting { .. }) {
+                report.back_at = None;
+            }
+            report.state = state;
+        }
         registry.set_absence(&naming::tool_prefix(&self.name), absence);
+    }
+
+    /// Marks the server reconnecting, its tools kept registered: the next attempt starts after
+    /// `delay` (the backoff's), and a call in the meantime is told when to retry.
+    pub(crate) fn set_reconnecting(
+        &self,
+        registry: &ToolRegistry,
+        attempt: u32,
+        last_error: String,
+        delay: Duration,
+    ) {
+        let state = ServerState::Reconnecting {
+            attempt,
+            last_error,
+        };
+        let absence = self.absence(&state);
+        {
+            let mut report = self.report.lock();
+            // The attempt itself takes time too: as long as the last good one, a fair guess
+            // for the same command or URL.
+            report.back_at = Some(tokio::time::Instant::now() + delay + report.connect_took);
+            report.state = state;
+        }
+        registry.set_absence(&naming::tool_prefix(&self.name), absence);
+    }
+
+    /// Records how long a good connection took to have its tools listed.
+    pub(crate) fn connected_in(&self, took: Duration) {
+        self.report.lock().connect_took = took;
+    }
+
+    /// What a call of one of its tools answers while it reconnects (`None` when it does not):
+    /// the server, its last error, and in how many seconds (at least 1) it is expected back.
+    fn reconnecting(&self) -> Option<String> {
+        let report = self.report.lock();
+        let ServerState::Reconnecting { last_error, .. } = &report.state else {
+            return None;
+        };
+        let left = report
+            .back_at
+            .map(|at| at.saturating_duration_since(tokio::time::Instant::now()))
+            .unwrap_or_default();
+        Some(format!(
+            "MCP server {:?} is reconnecting (last error: {last_error}); retry in {} s.",
+            self.name,
+            retry_secs(left)
+        ))
     }
 
     /// Why the server's tools are missing in `state` (`None` when running).
@@ -372,6 +432,11 @@ impl Server {
         }
         let _busy = self.activity.begin();
         let Some(peer) = self.peer_or_wake().await else {
+            // Its tools stay while it reconnects, and the call says when to come back. No call
+            // was made, so the breaker is not involved: the backoff already paces the server.
+            if let Some(reconnecting) = self.reconnecting() {
+                return ToolAnswer::error(reconnecting);
+            }
             self.breaker.record_failure();
             return ToolAnswer::error(format!(
                 "MCP server {name:?} is not connected; it is being restarted. Do not retry right away: \
@@ -492,6 +557,12 @@ async fn request(
         }
         Kind::Utility(utility) => utility.run(peer, args).await,
     }
+}
+
+/// Whole seconds, rounded up, at least 1: "retry in 0 s" would invite a retry that fails.
+fn retry_secs(left: Duration) -> u64 {
+    let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
+    secs.max(1)
 }
 
 /// Whether `err` means the server did not answer (as opposed to answering with an error).
@@ -837,6 +908,55 @@ mod tests {
             reasons[1].1.contains("\"get-time\", which is kept"),
             "{reasons:?}"
         );
+    }
+
+    #[test]
+    fn retry_times_round_up_to_whole_seconds_and_never_say_zero() {
+        let secs = |millis| retry_secs(Duration::from_millis(millis));
+        assert_eq!(
+            [secs(0), secs(1), secs(1000), secs(1001), secs(2999)],
+            [1, 1, 1, 2, 3]
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reconnecting_server_names_its_last_error_and_when_it_is_expected_back() {
+        let registry = ToolRegistry::new();
+        let server = Server::new(
+            "time",
+            &config(&[], &[]),
+            &McpOptions::default(),
+            Handle::current(),
+            ServerState::Running { tools: Vec::new() },
+        );
+        assert_eq!(server.reconnecting(), None);
+        server.connected_in(Duration::from_millis(1500));
+        server.set_reconnecting(
+            &registry,
+            2,
+            "the connection closed".into(),
+            Duration::from_secs(4),
+        );
+        let told = |server: &Server| server.reconnecting().unwrap();
+        assert_eq!(
+            told(&server),
+            "MCP server \"time\" is reconnecting (last error: the connection closed); retry in 6 s."
+        );
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert!(
+            told(&server).ends_with("retry in 1 s."),
+            "{}",
+            told(&server)
+        );
+        // An attempt slower than the last: still a second, never zero or negative.
+        tokio::time::advance(Duration::from_secs(10)).await;
+        assert!(
+            told(&server).ends_with("retry in 1 s."),
+            "{}",
+            told(&server)
+        );
+        server.set_state(&registry, ServerState::Running { tools: Vec::new() });
+        assert_eq!(server.reconnecting(), None);
     }
 
     #[test]
