@@ -207,7 +207,8 @@
 //!   CLI's `call` draws a bar when stderr is a terminal.
 //! - [`log`](crate::ToolContext::log)`(LogLevel::Info, "…")`: to `tracing`, and as
 //!   `notifications/message` to a client whose `logging/setLevel` (default `info`, per
-//!   connection) lets it through.
+//!   connection) lets it through; in the 2026-07-28 era, only at or above the `_meta`
+//!   `io.modelcontextprotocol/logLevel` of the call's own request (none without one).
 //! - [`elicit`](crate::ToolContext::elicit)`(Elicitation::new(message, form))` and
 //!   [`sample`](crate::ToolContext::sample)`(Sampling::new(prompt, max_tokens))`
 //!   ([`elicit_blocking`](crate::ToolContext::elicit_blocking) and
@@ -322,8 +323,10 @@
 //!
 //! Text reaching the client is masked like any answer; an unknown URI or prompt is an error
 //! naming the ones there are, a missing argument is named. A client subscribes to a URI on its
-//! session; [`resources::updated`]`(uri)` then sends `notifications/resources/updated` to the
-//! sessions subscribed to it, and to no other.
+//! session (`resources/subscribe`), or, in the 2026-07-28 era, names it in the
+//! `resourceSubscriptions` of a `subscriptions/listen` stream; [`resources::updated`]`(uri)` then
+//! sends `notifications/resources/updated` to the sessions and streams subscribed to it, and to
+//! no other.
 //!
 //! # Serving beyond one machine
 //!

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, JsonObject, ProgressToken};
@@ -27,6 +27,28 @@ pub(super) fn arguments_text(arguments: Option<&JsonObject>) -> Result<String, E
             .map_err(|err| ErrorData::invalid_params(err.to_string(), None)),
         None => Ok("{}".to_owned()),
     }
+}
+
+/// The `_meta` key of the 2026-07-28 era's per-request log level.
+const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
+
+/// Checks the per-request log level of `request`: absent or one of MCP's levels; anything else
+/// is refused with -32602 naming the levels, as the 2026-07-28 revision asks.
+pub(super) fn log_level_of(request: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    let Some(given) = request.meta.get(LOG_LEVEL_KEY) else {
+        return Ok(());
+    };
+    if request.meta.log_level().is_some() {
+        return Ok(());
+    }
+    Err(ErrorData::invalid_params(
+        format!(
+            "`_meta` {LOG_LEVEL_KEY:?} is {given}, not a log level: give one of \"debug\", \"info\", \
+             \"notice\", \"warning\", \"error\", \"critical\", \"alert\", \"emergency\", or leave it \
+             out for no log messages."
+        ),
+        Some(serde_json::json!({"field": LOG_LEVEL_KEY, "given": given})),
+    ))
 }
 
 /// The call's result, held to the output schema the client was shown (as `tools/list`
@@ -52,6 +74,19 @@ impl ToolServer {
         options.definitions(listing.definitions.clone())
     }
 
+    /// The least level of the log messages `request`'s client is sent, `None` for none. A
+    /// request of the 2026-07-28 era carries its own (`_meta` `io.modelcontextprotocol/logLevel`,
+    /// checked by [`log_level_of`]), and without one it gets no `notifications/message` at all,
+    /// as that revision requires; the level a session of the `initialize` era set with
+    /// `logging/setLevel` (which may change mid-call) is that session's only.
+    fn log_floor(&self, request: &RequestContext<RoleServer>) -> Option<Arc<AtomicU8>> {
+        if !super::modern(request) {
+            return Some(Arc::clone(&self.log_level));
+        }
+        let level = request.meta.log_level()?;
+        Some(Arc::new(AtomicU8::new(convert::level_from(level) as u8)))
+    }
+
     /// A call of `request` about to run: its context, reporting to the client.
     pub(super) fn served_call<'r>(
         &self,
@@ -69,12 +104,13 @@ impl ToolServer {
                 let _ = sender.send(Report::Progress(progress));
             });
         }
-        let least = Arc::clone(&self.log_level);
-        ctx = ctx.with_log(move |level, message| {
-            if level as u8 >= least.load(Ordering::Relaxed) {
-                let _ = sender.send(Report::Log(level, message.to_owned()));
-            }
-        });
+        if let Some(least) = self.log_floor(request) {
+            ctx = ctx.with_log(move |level, message| {
+                if level as u8 >= least.load(Ordering::Relaxed) {
+                    let _ = sender.send(Report::Log(level, message.to_owned()));
+                }
+            });
+        }
         // Over Streamable HTTP the tool may close the stream its answer goes on (SSE polling),
         // for a client of a version that comes back for it.
         let comes_back = request.peer.peer_info().is_some_and(|client| {

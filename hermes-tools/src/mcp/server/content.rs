@@ -145,8 +145,38 @@ impl Subscriptions {
 
 /// Sends `peer` an update of each URI it subscribed to, while its transport is open.
 async fn send_updates(subscriptions: Arc<Subscriptions>, peer: Peer<RoleServer>) {
+    let wanted = |uri: &str| subscriptions.uris.lock().contains(uri);
+    let notify = |uri: String| {
+        let peer = peer.clone();
+        async move {
+            let params = ResourceUpdatedNotificationParam::new(uri);
+            peer.notify_resource_updated(params).await.is_ok()
+        }
+    };
+    // A session's client may go without a failed send to say so.
+    let closed = async {
+        let mut check = tokio::time::interval(std::time::Duration::from_secs(1));
+        while !peer.is_transport_closed() {
+            check.tick().await;
+        }
+    };
+    tokio::select! {
+        () = follow_updates(wanted, notify) => {}
+        () = closed => {}
+    }
+}
+
+/// Calls `notify` with each URI that [`resources::updated`] names and `wanted` accepts, in
+/// order, until `notify` reports that the client can no longer be reached: the updates of a
+/// legacy session's `resources/subscribe` and of a `subscriptions/listen` stream alike.
+pub(super) async fn follow_updates<Sent>(
+    wanted: impl Fn(&str) -> bool,
+    mut notify: impl FnMut(String) -> Sent,
+) where
+    Sent: std::future::Future<Output = bool>,
+{
     let (sender, mut updates) = tokio::sync::mpsc::unbounded_channel();
-    // Registered while this task runs: dropped with it, and then no longer told.
+    // Registered while this runs: dropped with it, and then no longer told.
     let _sink: Arc<resources::UpdateSink> = {
         let sink: Arc<resources::UpdateSink> = Arc::new(move |uri: &str| {
             let _ = sender.send(uri.to_owned());
@@ -154,24 +184,21 @@ async fn send_updates(subscriptions: Arc<Subscriptions>, peer: Peer<RoleServer>)
         resources::listen(&sink);
         sink
     };
-    let mut check = tokio::time::interval(std::time::Duration::from_secs(1));
-    loop {
-        tokio::select! {
-            Some(uri) = updates.recv() => {
-                if subscriptions.uris.lock().contains(&uri) {
-                    let params = ResourceUpdatedNotificationParam::new(uri);
-                    if peer.notify_resource_updated(params).await.is_err() {
-                        return;
-                    }
-                }
-            }
-            _ = check.tick() => {
-                if peer.is_transport_closed() {
-                    return;
-                }
-            }
+    while let Some(uri) = updates.recv().await {
+        if wanted(&uri) && !notify(uri).await {
+            return;
         }
     }
+}
+
+/// The URIs of `requested` that name a resource (by its URI or a template's): those a
+/// `subscriptions/listen` stream is acknowledged, the others being left out of its filter.
+pub(super) fn known_uris(requested: &[String]) -> Vec<String> {
+    requested
+        .iter()
+        .filter(|uri| resources::matching(uri).is_some())
+        .cloned()
+        .collect()
 }
 
 /// `prompts/list`.

@@ -23,7 +23,7 @@ use super::ask::ClientAsker;
 use super::content;
 use super::mrtr::{Round, RoundAsker};
 use super::watch::ListingWatch;
-use super::{Listing, ToolServer, call, convert, jsonrpc};
+use super::{Listing, ToolServer, call, convert, jsonrpc, modern};
 use crate::ToolContext;
 use crate::toolsets::nearest::nearest;
 
@@ -88,15 +88,6 @@ macro_rules! cacheable {
             listed
         }
     }};
-}
-
-/// Whether `request` is of the 2026-07-28 era or later: its `_meta` names the version (that
-/// era's requests carry it; a session of the `initialize` era does not).
-fn modern(request: &RequestContext<RoleServer>) -> bool {
-    request
-        .meta
-        .protocol_version()
-        .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
 }
 
 /// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
@@ -186,6 +177,9 @@ impl ServerHandler for ToolServer {
             return Err(unknown_tool(name, &listing, registered));
         }
         let args = call::arguments_text(request.arguments.as_ref())?;
+        if modern(&context) {
+            call::log_level_of(&context)?;
+        }
         let options = self.served_options(&listing);
         let mut served = self.served_call(&context);
         // The 2026-07-28 era asks through `input_required` rounds (see mrtr.rs): the tool runs
@@ -314,35 +308,62 @@ impl ServerHandler for ToolServer {
         });
     }
 
+    /// What a `subscriptions/listen` stream is acknowledged: tool list changes, and updates of
+    /// the requested URIs that name a resource. Resource and prompt list changes are not: what
+    /// `#[resource]` and `#[prompt]` declare is fixed when the program is linked, so those
+    /// lists never change (and the capabilities say so, without `listChanged`).
     fn accepted_subscription_filter(
         &self,
-        _requested: &SubscriptionFilter,
+        requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
         self.accepted_at.store(
             self.registry.generation(),
             std::sync::atomic::Ordering::Release,
         );
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        let mut accepted = SubscriptionFilter::builder().tools_list_changed();
+        let uris = content::known_uris(requested.resource_subscriptions.as_deref().unwrap_or(&[]));
+        if !uris.is_empty() {
+            accepted = accepted.resource_subscriptions(uris);
+        }
+        Some(accepted.build())
     }
 
+    /// One stream of the 2026-07-28 era (which has no session): tool list changes and
+    /// `notifications/resources/updated` for its URIs, as accepted, until the client cancels it
+    /// or can no longer be reached.
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        // The 2026-07-28 era has no session: changes go to `subscriptions/listen` streams.
-        if context.accepted().tools_list_changed == Some(true) {
+        let accepted = context.accepted().clone();
+        let sink = context.sink().clone();
+        let tools = async {
+            if accepted.tools_list_changed != Some(true) {
+                return std::future::pending().await;
+            }
             let watch = ListingWatch::new(self);
-            let sink = context.sink().clone();
             let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
             // A change between the acknowledgment and now: announce it (an extra announcement,
             // should two subscriptions race here, only makes a client list again).
             let accepted_at = self.accepted_at.load(std::sync::atomic::Ordering::Acquire);
             if self.registry.generation() != accepted_at && !notify().await {
-                return Ok(());
+                return;
             }
-            tokio::select! {
-                () = context.cancelled() => {}
-                () = watch.run(|| true, notify) => {}
+            watch.run(|| true, notify).await;
+        };
+        let updates = async {
+            let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
+            if uris.is_empty() {
+                return std::future::pending().await;
             }
-        } else {
-            context.cancelled().await;
+            let wanted = |uri: &str| uris.iter().any(|listened| listened == uri);
+            let notify = |uri: String| {
+                let sink = sink.clone();
+                async move { sink.notify_resource_updated(uri).await.is_ok() }
+            };
+            content::follow_updates(wanted, notify).await;
+        };
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = tools => {}
+            () = updates => {}
         }
         Ok(())
     }

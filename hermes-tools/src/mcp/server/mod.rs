@@ -43,6 +43,19 @@
 //! - `notifications/tools/list_changed` when the listing changes (a plugin loads, an MCP server
 //!   refreshes, a config is installed), on sessions that began with `initialize` and on
 //!   `subscriptions/listen` streams of the 2026-07-28 protocol;
+//! - `notifications/resources/updated` when
+//!   [`resources::updated`](crate::mcp::resources::updated) names a URI: to the sessions that
+//!   subscribed to it with `resources/subscribe`, and to the `subscriptions/listen` streams
+//!   whose `resourceSubscriptions` name it. A stream is acknowledged the URIs that name a
+//!   resource (by its URI or a template's) and `toolsListChanged`; never
+//!   `resourcesListChanged` or `promptsListChanged`, as what `#[resource]` and `#[prompt]`
+//!   declare is fixed when the program is linked;
+//! - `notifications/message` for what a tool logs ([`ToolContext::log`](crate::ToolContext::log)),
+//!   before the call's answer: in a session of the `initialize` era, at or above the level its
+//!   client set with `logging/setLevel` (`info` until it does); for a request of the 2026-07-28
+//!   era, at or above the `io.modelcontextprotocol/logLevel` of that request's `_meta`, and none
+//!   when it sets none, whatever a legacy client set (an unknown level is -32602, naming the
+//!   levels);
 //! - an answer to every message: text that is not JSON gets -32700, JSON that is not a message
 //!   -32600, a message over [`max_message_bytes`](ToolServer::max_message_bytes) -32600 (with
 //!   its id when it can be read), on stdio as on HTTP.
@@ -202,7 +215,8 @@ pub struct ToolServer {
     /// This connection's context: `context` in a session of its own, made on first use.
     session: OnceLock<ToolContext>,
     /// The least severe log message this connection's client is sent (`logging/setLevel`;
-    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index.
+    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index: for requests of
+    /// the `initialize` era only (one of the 2026-07-28 era carries its own).
     log_level: Arc<std::sync::atomic::AtomicU8>,
     /// The keys sealing `requestState` (none given: a random key of this process's).
     state_keys: Option<Arc<RequestStateKeys>>,
@@ -653,6 +667,15 @@ impl ToolServer {
         self.listing()
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))
     }
+}
+
+/// Whether `request` is of the 2026-07-28 era or later: its `_meta` names the version (that
+/// era's requests carry it; a session of the `initialize` era does not).
+fn modern(request: &rmcp::service::RequestContext<rmcp::service::RoleServer>) -> bool {
+    request
+        .meta
+        .protocol_version()
+        .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
 }
 
 /// A session id no other session of this process has had, and unlikely to recur in another
