@@ -808,6 +808,73 @@ mod tests {
     }
 
     #[test]
+    fn named_questions_keep_their_names_and_their_order_across_rounds() {
+        let sealing = sealing(KEY_A, DEFAULT_REQUEST_STATE_TTL);
+        let arguments = args("Oslo");
+        // Asked in one round, names sorting against the order asked, and a repeated name.
+        let ask = |state: Option<&str>, responses: Option<&InputResponses>| {
+            let round = Arc::new(
+                Round::open(
+                    &sealing,
+                    "t",
+                    Some(&arguments),
+                    state,
+                    responses,
+                    Some(&eliciting()),
+                )
+                .unwrap(),
+            );
+            let asker = RoundAsker(Arc::clone(&round));
+            let replies: Vec<_> = ["zeta", "alpha", "alpha"]
+                .into_iter()
+                .enumerate()
+                .map(|(i, key)| {
+                    let question = question(&format!("question {i}")).with_key(key);
+                    futures_util::FutureExt::now_or_never(asker.elicit(question)).unwrap()
+                })
+                .collect();
+            (
+                replies,
+                round
+                    .input_required(&sealing, "t", Some(&arguments))
+                    .unwrap(),
+            )
+        };
+        let (_, first) = ask(None, None);
+        let first = first.expect("the questions are put");
+        let requests = first.input_requests.as_ref().unwrap();
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["alpha", "q2", "zeta"]);
+        let responses = InputResponses::from([
+            ("zeta".to_owned(), accept("first")),
+            ("alpha".to_owned(), accept("second")),
+            ("q2".to_owned(), accept("third")),
+        ]);
+        let (replies, second) = ask(first.request_state.as_deref(), Some(&responses));
+        assert!(second.is_none(), "every question is answered");
+        let said: Vec<_> = replies
+            .into_iter()
+            .map(|reply| match reply {
+                Ok(ElicitationReply::Accept(values)) => values["answer"].clone(),
+                other => panic!("not answered: {other:?}"),
+            })
+            .collect();
+        assert_eq!(said, ["first", "second", "third"]);
+    }
+
+    #[test]
+    fn asking_what_the_client_did_not_declare_names_the_capability_to_declare() {
+        let sealing = sealing(KEY_A, DEFAULT_REQUEST_STATE_TTL);
+        let round = Arc::new(Round::open(&sealing, "t", None, None, None, None).unwrap());
+        assert!(round.undeclared().is_none());
+        let ctx = crate::ToolContext::new().with_asker(RoundAsker(Arc::clone(&round)));
+        let reply = ctx.sample_blocking(Sampling::new("Say hello.", 10));
+        assert!(matches!(reply, Err(AskError::Unavailable(_))), "{reply:?}");
+        let required = serde_json::to_value(round.undeclared().unwrap()).unwrap();
+        assert_eq!(required, json!({"sampling": {}}));
+        assert!(round.input_required(&sealing, "t", None).unwrap().is_none());
+    }
+
+    #[test]
     fn keys_are_refused_when_short_malformed_or_missing() {
         assert!(matches!(
             RequestStateKeys::parse("a=short"),
