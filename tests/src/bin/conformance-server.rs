@@ -2,6 +2,10 @@
 //! server scenarios use (`@modelcontextprotocol/conformance`), plus a tool that changes the
 //! registry while clients are connected, to see `notifications/tools/list_changed` reach a
 //! real client. The resources and prompts are declared with `#[resource]` and `#[prompt]`.
+//! The `test_input_required_result_*` tools and the diagnostic tools of `server-stateless`
+//! (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`,
+//! `test_trigger_tool_change`) serve the suite's 2026-07-28 scenarios
+//! (`tests/tests/mcp_conformance_2026.rs`).
 //!
 //! Run as `conformance-server serve --http 127.0.0.1:0` (or `serve` for stdio); see
 //! `tests/tests/mcp_interop.rs`.
