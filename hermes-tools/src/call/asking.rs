@@ -32,6 +32,9 @@ pub struct Elicitation {
     /// The MCP server asking (its key in the config), when the MCP client answers a server's
     /// question; `None` for a tool's own.
     pub server: Option<String>,
+    /// The question's name in an MCP `input_required` result (its `inputRequests` key), set
+    /// with [`with_key`](Self::with_key); `None`: the server names it by its position.
+    pub key: Option<String>,
 }
 
 impl Elicitation {
@@ -41,7 +44,17 @@ impl Elicitation {
             message: message.into(),
             schema,
             server: None,
+            key: None,
         }
+    }
+
+    /// The same question, named `key` in an MCP `input_required` result (the 2026-07-28 era
+    /// puts a tool's questions to the client as `inputRequests`, by key): a client that
+    /// answers by name finds it under `key`. Keys of one round must differ (a repeated one
+    /// falls back to the position's name).
+    pub fn with_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
     }
 
     /// The same question, asked by MCP server `server`.
@@ -273,6 +286,15 @@ pub trait Asker: Send + Sync {
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
         let _ = request;
         Box::pin(async { Err(unavailable("sampling")) })
+    }
+
+    /// Told that the tool asked for `what` (`"elicitation"` or `"sampling"`) although
+    /// [`can_elicit`](Self::can_elicit) or [`can_sample`](Self::can_sample) said no (the tool
+    /// then gets [`AskError::Unavailable`]). The MCP server of the 2026-07-28 era records it,
+    /// to answer a call that failed for it with "missing required client capability"
+    /// (-32021) naming what the client must declare.
+    fn asked_unavailable(&self, what: &'static str) {
+        let _ = what;
     }
 }
 

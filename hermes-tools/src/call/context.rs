@@ -305,8 +305,12 @@ impl ToolContext {
     /// anyone to ask it fails at once with [`AskError::Unavailable`]. A sync tool uses
     /// [`elicit_blocking`](Self::elicit_blocking).
     pub async fn elicit(&self, question: Elicitation) -> Result<ElicitationReply, AskError> {
-        match self.inner.asker.as_ref().filter(|asker| asker.can_elicit()) {
-            Some(asker) => asker.elicit(question).await,
+        match self.inner.asker.as_ref() {
+            Some(asker) if asker.can_elicit() => asker.elicit(question).await,
+            Some(asker) => {
+                asker.asked_unavailable("elicitation");
+                Err(unavailable("elicitation"))
+            }
             None => Err(unavailable("elicitation")),
         }
     }
@@ -315,8 +319,12 @@ impl ToolContext {
     /// `sampling/createMessage` to the client, credentials masked in the messages). Without
     /// a model to ask it fails at once with [`AskError::Unavailable`].
     pub async fn sample(&self, request: Sampling) -> Result<SamplingReply, AskError> {
-        match self.inner.asker.as_ref().filter(|asker| asker.can_sample()) {
-            Some(asker) => asker.sample(request).await,
+        match self.inner.asker.as_ref() {
+            Some(asker) if asker.can_sample() => asker.sample(request).await,
+            Some(asker) => {
+                asker.asked_unavailable("sampling");
+                Err(unavailable("sampling"))
+            }
             None => Err(unavailable("sampling")),
         }
     }

@@ -433,6 +433,14 @@
 //!   `auth/2025-03-26-oauth-metadata-backcompat` (its issuer with a path at the root is refused by
 //!   rmcp, as RFC 8414 (3.3) requires) and the extensions' machine-to-machine grants, which the
 //!   client lacks.
+//! - `@modelcontextprotocol/conformance` 0.2.0-alpha.12 (npm alias `conformance-2026`): its
+//!   requirement set for protocol 2026-07-28 (`--requirements 2026-07-28`: `server-stateless`,
+//!   `caching`, the 14 `input-required-result-*` MRTR scenarios, `http-header-validation`,
+//!   `json-schema-2020-12`, the tasks extension...) against `serve` over Streamable HTTP. Every
+//!   check passes except a reasoned list in `tests/tests/mcp_conformance_2026.rs`: the tasks
+//!   extension, `roots/list` and MRTR on `prompts/get` (a tool cannot ask for roots, a prompt
+//!   cannot ask), SEP-2243 `x-mcp-header`, per-request `logLevel`, and two SHOULDs on a retry
+//!   without its `requestState` (refused: answers are matched to questions through the state).
 
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

@@ -2,6 +2,10 @@
 //! server scenarios use (`@modelcontextprotocol/conformance`), plus a tool that changes the
 //! registry while clients are connected, to see `notifications/tools/list_changed` reach a
 //! real client. The resources and prompts are declared with `#[resource]` and `#[prompt]`.
+//! The `test_input_required_result_*` tools and the diagnostic tools of `server-stateless`
+//! (`test_missing_capability`, `test_streaming_elicitation`, `test_logging_tool`,
+//! `test_trigger_tool_change`) serve the suite's 2026-07-28 scenarios
+//! (`tests/tests/mcp_conformance_2026.rs`).
 //!
 //! Run as `conformance-server serve --http 127.0.0.1:0` (or `serve` for stdio); see
 //! `tests/tests/mcp_interop.rs`.
@@ -42,7 +46,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
-fn fixtures() -> [Tool; 16] {
+fn fixtures() -> [Tool; 26] {
     [
         Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
         Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
@@ -60,6 +64,16 @@ fn fixtures() -> [Tool; 16] {
         Tool::from_decl(&TEST_ELICITATION_SEP1330_ENUMS_TOOL),
         Tool::from_decl(&TOUCH_RESOURCE_TOOL),
         Tool::from_decl(&ADD_FIXTURE_TOOL_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_ELICITATION_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_SAMPLING_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_REQUEST_STATE_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_TAMPERED_STATE_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_MULTI_ROUND_TOOL),
+        Tool::from_decl(&TEST_INPUT_REQUIRED_RESULT_CAPABILITIES_TOOL),
+        Tool::from_decl(&TEST_MISSING_CAPABILITY_TOOL),
+        Tool::from_decl(&TEST_STREAMING_ELICITATION_TOOL),
+        Tool::from_decl(&TEST_LOGGING_TOOL_TOOL),
+        Tool::from_decl(&TEST_TRIGGER_TOOL_CHANGE_TOOL),
     ]
 }
 
@@ -81,21 +95,40 @@ fn test_image_content() -> ToolContent {
     ToolContent::new().image(RED_PIXEL, "image/png")
 }
 
-/// A street address (the suite expects it under `$defs` as `address`).
+/// A street address (the suite expects it under `$defs` as `address`, with an `$anchor`).
 #[derive(Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 struct Address {
     street: Option<String>,
     city: Option<String>,
 }
 
-/// A person, whose schema keeps `$defs` and `additionalProperties: false`.
+/// How a person wants to be reached.
 #[derive(Deserialize, Serialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "lowercase")]
+enum ContactMethod {
+    Phone,
+    Email,
+}
+
+/// A person, whose schema keeps `$defs`, `additionalProperties: false` and the 2020-12
+/// keywords the scenario looks for: a phone or an email (`allOf` of `anyOf`), the phone when
+/// it is the contact method (`if`/`then`/`else`).
+#[derive(Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(extend(
+    "allOf" = [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+    "if" = {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+    "then" = {"required": ["phone"]},
+    "else" = {"required": ["email"]}
+))]
 struct Person {
     name: Option<String>,
     address: Option<Address>,
+    contact_method: Option<ContactMethod>,
+    phone: Option<String>,
+    email: Option<String>,
 }
 
 /// Tool with JSON Schema 2020-12 features (scenario json-schema-2020-12: the schema reaches
@@ -295,6 +328,171 @@ fn add_fixture_tool() -> Value {
         .build();
     match REGISTRY.register(tool) {
         Ok(_) => json!({"registered": ADDED_LATER}),
+        Err(err) => json!({"error": err.to_string()}),
+    }
+}
+
+/// A form of one required property `name` of type `type`.
+fn one_field(name: &str, kind: &str) -> Value {
+    json!({
+        "type": "object",
+        "properties": {name: {"type": kind}},
+        "required": [name]
+    })
+}
+
+/// The value of property `name` in an accepted answer, as text.
+fn field(reply: &ElicitationReply, name: &str) -> Option<String> {
+    match reply {
+        ElicitationReply::Accept(values) => values.get(name).map(|value| match value {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+/// Ask the user's name under the key `user_name`, then greet them (scenarios
+/// input-required-result-basic-elicitation, -result-type, -missing-input-response,
+/// -ignore-extra-params, -validate-input of the 2026-07-28 era).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_elicitation(ctx: &ToolContext) -> Result<String, AskError> {
+    let question =
+        Elicitation::new("What is your name?", one_field("name", "string")).with_key("user_name");
+    let reply = ctx.elicit(question).await?;
+    let name = field(&reply, "name").unwrap_or_else(|| "stranger".to_owned());
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Ask the client's model a question (scenario input-required-result-basic-sampling).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_sampling(ctx: &ToolContext) -> Result<String, AskError> {
+    let reply = ctx
+        .sample(Sampling::new("What is the capital of France?", 100))
+        .await?;
+    Ok(format!("The model said: {}", reply.text))
+}
+
+/// Ask for a confirmation, the round's state sealed (scenario
+/// input-required-result-request-state).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_request_state(ctx: &ToolContext) -> Result<String, AskError> {
+    let question =
+        Elicitation::new("Please confirm", one_field("ok", "boolean")).with_key("confirm");
+    let reply = ctx.elicit(question).await?;
+    Ok(format!(
+        "Confirmed: {}",
+        field(&reply, "ok").unwrap_or_default()
+    ))
+}
+
+/// Ask for a confirmation; a retry with an altered state must be refused (scenario
+/// input-required-result-tampered-state).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_tampered_state(ctx: &ToolContext) -> Result<String, AskError> {
+    let question =
+        Elicitation::new("Please confirm", one_field("ok", "boolean")).with_key("confirm");
+    let reply = ctx.elicit(question).await?;
+    Ok(format!(
+        "Confirmed: {}",
+        field(&reply, "ok").unwrap_or_default()
+    ))
+}
+
+/// Ask two questions, one per round (scenario input-required-result-multi-round): the second
+/// round's state carries the first answer.
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_multi_round(ctx: &ToolContext) -> Result<String, AskError> {
+    let name = ctx
+        .elicit(
+            Elicitation::new("Step 1: What is your name?", one_field("name", "string"))
+                .with_key("step1"),
+        )
+        .await?;
+    let color = ctx
+        .elicit(
+            Elicitation::new(
+                "Step 2: What is your favorite color?",
+                one_field("color", "string"),
+            )
+            .with_key("step2"),
+        )
+        .await?;
+    Ok(format!(
+        "{} likes {}",
+        field(&name, "name").unwrap_or_default(),
+        field(&color, "color").unwrap_or_default()
+    ))
+}
+
+/// Ask the user if the client can elicit, else its model (scenario
+/// input-required-result-capability-check: a client that declared sampling alone is never
+/// sent an elicitation).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_input_required_result_capabilities(ctx: &ToolContext) -> Result<String, AskError> {
+    if ctx.can_elicit() {
+        let reply = ctx
+            .elicit(Elicitation::new(
+                "What is your name?",
+                one_field("name", "string"),
+            ))
+            .await?;
+        return Ok(format!(
+            "Hello, {}!",
+            field(&reply, "name").unwrap_or_default()
+        ));
+    }
+    let reply = ctx.sample(Sampling::new("Say hello.", 50)).await?;
+    Ok(format!("The model said: {}", reply.text))
+}
+
+/// Ask the client's model, whatever the client declared (scenario server-stateless: a client
+/// that did not declare sampling gets -32021 naming it).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_missing_capability(ctx: &ToolContext) -> Result<String, AskError> {
+    let reply = ctx.sample(Sampling::new("Say hello.", 50)).await?;
+    Ok(format!("The model said: {}", reply.text))
+}
+
+/// Ask the user, from a call whose response is a stream (scenario server-stateless: the
+/// question travels in the result, never as a request of the server's own).
+#[tool(toolset = "conformance", unlisted)]
+async fn test_streaming_elicitation(ctx: &ToolContext) -> Result<String, AskError> {
+    let reply = ctx
+        .elicit(Elicitation::new(
+            "What is your name?",
+            one_field("name", "string"),
+        ))
+        .await?;
+    Ok(format!(
+        "Hello, {}!",
+        field(&reply, "name").unwrap_or_default()
+    ))
+}
+
+/// Log a message (scenario server-stateless: a request without `logLevel` in its `_meta`
+/// hears no log message).
+#[tool(toolset = "conformance", unlisted)]
+fn test_logging_tool(ctx: &ToolContext) -> &'static str {
+    ctx.log(LogLevel::Info, "test_logging_tool ran");
+    "Logged one message."
+}
+
+/// How many tools [`test_trigger_tool_change`] registered.
+static TRIGGERED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Change the tool list: register one more tool, `changed_N` (scenario server-stateless:
+/// `subscriptions/listen` streams that asked for tool list changes hear of it).
+#[tool(toolset = "conformance", unlisted)]
+fn test_trigger_tool_change() -> Value {
+    let n = TRIGGERED.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+    let name = format!("changed_{n}");
+    let tool = Tool::builder(name.as_str(), TOOLSET)
+        .description("Registered at run time by test_trigger_tool_change.")
+        .handler(|_args, _ctx| "changed")
+        .build();
+    match REGISTRY.register(tool) {
+        Ok(_) => json!({"registered": name}),
         Err(err) => json!({"error": err.to_string()}),
     }
 }

@@ -90,6 +90,33 @@ macro_rules! cacheable {
     }};
 }
 
+/// The methods the 2026-07-28 era removed that this server serves to sessions of the
+/// `initialize` era.
+const REMOVED_IN_2026: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Refuses `method`, one of [`REMOVED_IN_2026`], for a request of the 2026-07-28 era: "method
+/// not found" (-32601, HTTP 404), as that era's specification requires of a removed method.
+fn removed_in_modern(method: &str, request: &RequestContext<RoleServer>) -> Result<(), ErrorData> {
+    if modern(request) && REMOVED_IN_2026.contains(&method) {
+        return Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!(
+                "Method not found: {method} was removed in protocol version 2026-07-28; \
+                 a client of that version does without it (or connects with `initialize` \
+                 and an earlier version)"
+            ),
+            Some(serde_json::json!({"method": method})),
+        ));
+    }
+    Ok(())
+}
+
 /// The JSON-RPC error for a call to a tool that is not listed; `registered` says whether the
 /// registry has it anyway (outside the selection, unavailable, or for the agent loop only).
 fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
@@ -141,8 +168,9 @@ impl ServerHandler for ToolServer {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_modern("logging/setLevel", &context)?;
         let level = convert::level_from(request.level);
         self.log_level.store(level as u8, Ordering::Relaxed);
         Ok(())
@@ -201,11 +229,19 @@ impl ServerHandler for ToolServer {
             None
         };
         let answer = served.run(&self.registry, name, &args, &options).await?;
-        if let Some((sealing, round)) = round
-            && let Some(required) =
+        if let Some((sealing, round)) = round {
+            if let Some(required) =
                 round.input_required(&sealing, name, request.arguments.as_ref())?
-        {
-            return Ok(CallToolResponse::InputRequired(required));
+            {
+                return Ok(CallToolResponse::InputRequired(required));
+            }
+            // A tool that failed for asking what the client did not declare: say what to
+            // declare (-32021). One that did without (it checked `can_sample`) answers.
+            if answer.is_error()
+                && let Some(required) = round.undeclared()
+            {
+                return Err(ErrorData::missing_required_client_capability(required));
+            }
         }
         Ok(call::result(&answer, &listing, name))
     }
@@ -241,6 +277,7 @@ impl ServerHandler for ToolServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_modern("resources/subscribe", &context)?;
         self.subscriptions(&context)?
             .subscribe(&request.uri, &context.peer)
     }
@@ -250,6 +287,7 @@ impl ServerHandler for ToolServer {
         request: UnsubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        removed_in_modern("resources/unsubscribe", &context)?;
         self.subscriptions(&context)?.unsubscribe(&request.uri);
         Ok(())
     }
@@ -283,9 +321,10 @@ impl ServerHandler for ToolServer {
     async fn on_custom_request(
         &self,
         request: CustomRequest,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let CustomRequest { method, params, .. } = request;
+        removed_in_modern(&method, &context)?;
         Err(
             jsonrpc::bad_params(&method, params.as_ref()).unwrap_or_else(|| {
                 ErrorData::new(

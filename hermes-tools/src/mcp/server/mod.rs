@@ -128,7 +128,16 @@
 //!   for rotation), bound to the tool and its arguments, and accepted for
 //!   [`request_state_ttl`](ToolServer::request_state_ttl); a forged, altered, foreign or expired
 //!   state is refused with -32602 saying to start over. Replicas that share the keys open each
-//!   other's states, so a retry may land on any of them.
+//!   other's states, so a retry may land on any of them. A question is named in
+//!   `inputRequests` by its position (`q0`, `q1`...) unless the tool names it
+//!   ([`Elicitation::with_key`](crate::call::Elicitation::with_key)). A call that failed
+//!   because its tool asked for what the request did not declare answers -32021 (missing
+//!   required client capability, HTTP 400) with `requiredCapabilities` naming it; a tool that
+//!   did without (it checked [`can_sample`](crate::ToolContext::can_sample)) answers as usual.
+//!
+//! The methods the 2026-07-28 era removed (`initialize`, `ping`, `logging/setLevel`,
+//! `resources/subscribe`, `resources/unsubscribe`) answer a request of that era -32601
+//! (HTTP 404); sessions of the `initialize` era keep them.
 
 use std::fmt;
 use std::net::SocketAddr;

@@ -245,6 +245,8 @@ pub(super) struct Round {
     asked: Mutex<Asked>,
     elicitation: bool,
     sampling: bool,
+    /// What the run asked for that the client did not declare ("elicitation", "sampling").
+    undeclared: Mutex<Vec<&'static str>>,
 }
 
 /// What the run asked so far.
@@ -254,8 +256,9 @@ struct Asked {
     count: usize,
     /// How many of the first answers the run used, in order (the prefix kept).
     used: usize,
-    /// The questions without an answer, by key.
-    pending: BTreeMap<String, (String, InputRequest)>,
+    /// The questions without an answer, by key: the position it was asked at, its digest,
+    /// the request.
+    pending: BTreeMap<String, (usize, String, InputRequest)>,
 }
 
 /// The associated data a state of tool `tool` called with `arguments` is sealed with.
@@ -374,12 +377,30 @@ impl Round {
             asked: Mutex::new(Asked::default()),
             elicitation,
             sampling,
+            undeclared: Mutex::new(Vec::new()),
         })
+    }
+
+    /// The capabilities the run asked for that the client did not declare, as the
+    /// `requiredCapabilities` of a -32021 error; `None` when it asked for none.
+    pub(super) fn undeclared(&self) -> Option<ClientCapabilities> {
+        let undeclared = self.undeclared.lock();
+        if undeclared.is_empty() {
+            return None;
+        }
+        let mut required = ClientCapabilities::default();
+        if undeclared.contains(&"elicitation") {
+            required.elicitation = Some(rmcp::model::ElicitationCapability::default());
+        }
+        if undeclared.contains(&"sampling") {
+            required.sampling = Some(Default::default());
+        }
+        Some(required)
     }
 
     /// The answer to the run's next question `request`, or `None` (the question is then
     /// pending, under its key).
-    fn answer(&self, request: InputRequest) -> Option<Value> {
+    fn answer(&self, request: InputRequest, key: Option<String>) -> Option<Value> {
         let digest = digest(&request);
         let mut asked = self.asked.lock();
         let index = asked.count;
@@ -391,7 +412,11 @@ impl Round {
             asked.used += 1;
             return Some(answer.r.clone());
         }
-        asked.pending.insert(format!("q{index}"), (digest, request));
+        // The tool's name for the question, unless taken in this round: then its position's.
+        let key = key
+            .filter(|key| !asked.pending.contains_key(key))
+            .unwrap_or_else(|| format!("q{index}"));
+        asked.pending.insert(key, (index, digest, request));
         None
     }
 
@@ -407,12 +432,15 @@ impl Round {
         if asked.pending.is_empty() {
             return Ok(None);
         }
+        // Put in the order asked: the retry's answers are matched to the run's questions
+        // by position.
+        let mut put: Vec<_> = asked.pending.iter().collect();
+        put.sort_by_key(|(_, (index, _, _))| *index);
         let state = State {
             answers: self.answers[..asked.used].to_vec(),
-            put: asked
-                .pending
-                .iter()
-                .map(|(key, (q, _))| Put {
+            put: put
+                .into_iter()
+                .map(|(key, (_, q, _))| Put {
                     key: key.clone(),
                     q: q.clone(),
                 })
@@ -430,7 +458,7 @@ impl Round {
         let requests = asked
             .pending
             .iter()
-            .map(|(key, (_, request))| (key.clone(), request.clone()))
+            .map(|(key, (_, _, request))| (key.clone(), request.clone()))
             .collect();
         Ok(Some(InputRequiredResult::new(Some(requests), Some(sealed))))
     }
@@ -448,6 +476,7 @@ impl RoundAsker {
     fn ask<T, R: serde::de::DeserializeOwned>(
         &self,
         request: Result<ServerRequest, AskError>,
+        key: Option<String>,
         kind: &str,
         parse: impl FnOnce(R) -> Result<T, AskError>,
     ) -> Result<T, AskError> {
@@ -462,7 +491,7 @@ impl RoundAsker {
         };
         let response = self
             .0
-            .answer(request)
+            .answer(request, key)
             .ok_or_else(|| AskError::Failed(PENDING.to_owned()))?;
         let result = serde_json::from_value::<R>(response).map_err(|err| {
             AskError::Failed(format!("the client's {kind} response is not one: {err}"))
@@ -486,15 +515,24 @@ impl Asker for RoundAsker {
     ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
         let reply = self.ask(
             ask::elicit_request(&question),
+            question.key.clone(),
             "elicitation",
             |result: ElicitResult| ask::elicitation_reply(result),
         );
         Box::pin(async move { reply })
     }
 
+    fn asked_unavailable(&self, what: &'static str) {
+        let mut undeclared = self.0.undeclared.lock();
+        if !undeclared.contains(&what) {
+            undeclared.push(what);
+        }
+    }
+
     fn sample(&self, request: Sampling) -> BoxFuture<'static, Result<SamplingReply, AskError>> {
         let reply = self.ask(
             ask::sampling_request(request),
+            None,
             "sampling",
             |result: CreateMessageResult| ask::sampling_reply(result),
         );
@@ -767,6 +805,73 @@ mod tests {
         let round = Round::open(&sealing, "t", None, None, None, None).unwrap();
         let asker = RoundAsker(Arc::new(round));
         assert!(!asker.can_elicit() && !asker.can_sample());
+    }
+
+    #[test]
+    fn named_questions_keep_their_names_and_their_order_across_rounds() {
+        let sealing = sealing(KEY_A, DEFAULT_REQUEST_STATE_TTL);
+        let arguments = args("Oslo");
+        // Asked in one round, names sorting against the order asked, and a repeated name.
+        let ask = |state: Option<&str>, responses: Option<&InputResponses>| {
+            let round = Arc::new(
+                Round::open(
+                    &sealing,
+                    "t",
+                    Some(&arguments),
+                    state,
+                    responses,
+                    Some(&eliciting()),
+                )
+                .unwrap(),
+            );
+            let asker = RoundAsker(Arc::clone(&round));
+            let replies: Vec<_> = ["zeta", "alpha", "alpha"]
+                .into_iter()
+                .enumerate()
+                .map(|(i, key)| {
+                    let question = question(&format!("question {i}")).with_key(key);
+                    futures_util::FutureExt::now_or_never(asker.elicit(question)).unwrap()
+                })
+                .collect();
+            (
+                replies,
+                round
+                    .input_required(&sealing, "t", Some(&arguments))
+                    .unwrap(),
+            )
+        };
+        let (_, first) = ask(None, None);
+        let first = first.expect("the questions are put");
+        let requests = first.input_requests.as_ref().unwrap();
+        assert_eq!(requests.keys().collect::<Vec<_>>(), ["alpha", "q2", "zeta"]);
+        let responses = InputResponses::from([
+            ("zeta".to_owned(), accept("first")),
+            ("alpha".to_owned(), accept("second")),
+            ("q2".to_owned(), accept("third")),
+        ]);
+        let (replies, second) = ask(first.request_state.as_deref(), Some(&responses));
+        assert!(second.is_none(), "every question is answered");
+        let said: Vec<_> = replies
+            .into_iter()
+            .map(|reply| match reply {
+                Ok(ElicitationReply::Accept(values)) => values["answer"].clone(),
+                other => panic!("not answered: {other:?}"),
+            })
+            .collect();
+        assert_eq!(said, ["first", "second", "third"]);
+    }
+
+    #[test]
+    fn asking_what_the_client_did_not_declare_names_the_capability_to_declare() {
+        let sealing = sealing(KEY_A, DEFAULT_REQUEST_STATE_TTL);
+        let round = Arc::new(Round::open(&sealing, "t", None, None, None, None).unwrap());
+        assert!(round.undeclared().is_none());
+        let ctx = crate::ToolContext::new().with_asker(RoundAsker(Arc::clone(&round)));
+        let reply = ctx.sample_blocking(Sampling::new("Say hello.", 10));
+        assert!(matches!(reply, Err(AskError::Unavailable(_))), "{reply:?}");
+        let required = serde_json::to_value(round.undeclared().unwrap()).unwrap();
+        assert_eq!(required, json!({"sampling": {}}));
+        assert!(round.input_required(&sealing, "t", None).unwrap().is_none());
     }
 
     #[test]
