@@ -189,14 +189,14 @@ fn conformance_suite_server_scenarios_pass_over_streamable_http() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The conformance scenarios that apply to a client of tools servers (all but OAuth's).
 /// The client scenarios of the pinned suite our client passes: all of protocol 2025-06-18 and
 /// 2025-11-25, the 2025-03-26 endpoint fallback and the drafts' authorization scenarios. Left
 /// out: `auth/2025-03-26-oauth-metadata-backcompat`, whose authorization server publishes at
 /// the root an issuer with a path (`…/oauth`), which rmcp's client refuses as RFC 8414 (3.3)
-/// requires; and the extensions (`auth/client-credentials-*`, machine-to-machine grants;
-/// `auth/cross-app-access-complete-flow`), which the client does not implement.
-const CLIENT_SCENARIOS: [&str; 22] = [
+/// requires; and the extension `auth/cross-app-access-complete-flow`, which the client does
+/// not implement. The client credentials extension's scenarios (machine-to-machine, with a
+/// client secret and with `private_key_jwt`) run.
+const CLIENT_SCENARIOS: [&str; 24] = [
     "initialize",
     "tools_call",
     "elicitation-sep1034-client-defaults",
@@ -219,6 +219,8 @@ const CLIENT_SCENARIOS: [&str; 22] = [
     "auth/resource-mismatch",
     "auth/offline-access-scope",
     "auth/offline-access-not-supported",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
 ];
 
 #[test]

@@ -42,13 +42,12 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 mod mcp;
+mod oauth;
 
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::display_url;
-pub use mcp::{
-    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, OAuthConfig,
-    SamplingConfig,
-};
+pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
+pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;
