@@ -264,12 +264,13 @@ fn a_wrong_client_secret_is_refused_naming_what_to_check() {
     let checks = std::fs::read_to_string(files.first().expect("the scenario's checks.json"))
         .expect("checks.json is readable");
     let checks: Value = serde_json::from_str(&checks).expect("checks.json is JSON");
-    let refused = checks
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|check| check["id"] == "client-credentials-basic-auth" && check["status"] == "FAILURE");
-    assert!(refused, "the authorization server saw the wrong secret: {output}");
+    let refused = checks.as_array().into_iter().flatten().any(|check| {
+        check["id"] == "client-credentials-basic-auth" && check["status"] == "FAILURE"
+    });
+    assert!(
+        refused,
+        "the authorization server saw the wrong secret: {output}"
+    );
     let stderr = std::fs::read_to_string(files[0].with_file_name("stderr.txt"))
         .expect("the client's stderr");
     assert!(
@@ -278,7 +279,10 @@ fn a_wrong_client_secret_is_refused_naming_what_to_check() {
             && stderr.contains("`oauth.client_secret`"),
         "{stderr}"
     );
-    assert!(!stderr.contains("wrong-s3cret"), "the secret is shown: {stderr}");
+    assert!(
+        !stderr.contains("wrong-s3cret"),
+        "the secret is shown: {stderr}"
+    );
 }
 
 #[test]

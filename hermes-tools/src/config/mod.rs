@@ -43,11 +43,12 @@ use serde::de::DeserializeOwned;
 
 mod mcp;
 mod oauth;
+mod url;
 
-#[cfg(feature = "mcp")]
-pub(crate) use mcp::display_url;
 pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
 pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
+#[cfg(feature = "mcp")]
+pub(crate) use url::display_url;
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use super::mcp::{check_url, display_url};
+use super::url::{check_url, display_url};
 
 /// How the client is authorized by a remote server's authorization server, as the MCP
 /// authorization specification has it (`[mcp_servers.<name>.oauth]`, feature `mcp-remote`).
@@ -238,22 +238,28 @@ impl OAuthConfig {
     /// The settings of `grant = "client_credentials"`: a registered client, one credential.
     fn check_machine(&self, secret: bool) -> Result<(), String> {
         if self.client_id.is_none() {
-            return Err("`grant = \"client_credentials\"` needs `oauth.client_id`: the ID \
+            return Err(
+                "`grant = \"client_credentials\"` needs `oauth.client_id`: the ID \
                         the authorization server registered this client under"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         match (secret, &self.private_key_jwt) {
             (false, None) => {
-                return Err("`grant = \"client_credentials\"` needs the client's credential: \
+                return Err(
+                    "`grant = \"client_credentials\"` needs the client's credential: \
                             `client_secret = \"${ENV_VAR}\"`, `client_secret_file = \"…\"`, \
                             or `private_key_jwt = { key_file = \"…\", algorithm = \"ES256\" }`"
-                    .to_owned());
+                        .to_owned(),
+                );
             }
             (true, Some(_)) => {
-                return Err("`oauth.private_key_jwt` and a client secret are both given: a \
+                return Err(
+                    "`oauth.private_key_jwt` and a client secret are both given: a \
                             client authenticates with one; keep the one registered with the \
                             authorization server"
-                    .to_owned());
+                        .to_owned(),
+                );
             }
             (false, Some(_)) if !cfg!(feature = "mcp-oauth-jwt") => {
                 return Err("`oauth.private_key_jwt` needs hermes-tools built with the \
@@ -264,15 +270,19 @@ impl OAuthConfig {
             _ => {}
         }
         if self.client_metadata_url.is_some() {
-            return Err("`oauth.client_metadata_url` identifies a client a user approves; \
+            return Err(
+                "`oauth.client_metadata_url` identifies a client a user approves; \
                         a `client_credentials` client is identified by its `client_id`"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         if self.token_store.is_some() {
-            return Err("`oauth.token_store` keeps a user's approval across restarts; a \
+            return Err(
+                "`oauth.token_store` keeps a user's approval across restarts; a \
                         `client_credentials` client fetches a new token whenever it needs \
                         one, so remove `token_store`"
-                .to_owned());
+                    .to_owned(),
+            );
         }
         Ok(())
     }
@@ -339,8 +349,14 @@ mod tests {
         let machine = "grant = \"client_credentials\"\n";
         let key = "private_key_jwt = { key_file = \"k\", algorithm = \"ES256\" }\n";
         for (table, says) in [
-            (format!("{machine}client_secret = \"s\""), "needs `oauth.client_id`"),
-            (format!("{machine}client_id = \"a\""), "needs the client's credential"),
+            (
+                format!("{machine}client_secret = \"s\""),
+                "give its `client_id`",
+            ),
+            (
+                format!("{machine}client_id = \"a\""),
+                "needs the client's credential",
+            ),
             (
                 format!("{machine}client_id = \"a\"\nclient_secret = \"s\"\n{key}"),
                 "both given",

@@ -137,10 +137,8 @@ async fn main() -> ExitCode {
     // `initialize` offers it; our client otherwise offers rmcp's newest, 2026-07-28.
     server.protocol_version = Some("2025-11-25".to_owned());
     let auth = scenario.starts_with("auth/");
-    let key_file = std::env::temp_dir().join(format!(
-        "conformance-client-{}.pem",
-        std::process::id()
-    ));
+    let key_file =
+        std::env::temp_dir().join(format!("conformance-client-{}.pem", std::process::id()));
     if auth {
         match oauth(&scenario, &key_file) {
             Ok(oauth) => server.oauth = Some(oauth),

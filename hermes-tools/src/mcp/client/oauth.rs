@@ -211,7 +211,9 @@ mod flow {
             });
             let manager = exchange
                 .await
-                .map_err(|err| format!("getting a token with this client's credentials failed: {err}"))?
+                .map_err(|err| {
+                    format!("getting a token with this client's credentials failed: {err}")
+                })?
                 .map_err(|err| machine::refused(&self.config, &err.to_string()))?;
             tracing::info!(server = %self.server, "MCP server authorized this client's credentials");
             manager.ok_or_else(|| "the client credentials did not end authorized".to_owned())

@@ -37,9 +37,11 @@ fn secret(config: &OAuthConfig) -> Result<String, String> {
         return expand("oauth.client_secret", secret);
     }
     let Some(path) = &config.client_secret_file else {
-        return Err("`grant = \"client_credentials\"` needs `oauth.client_secret`, \
+        return Err(
+            "`grant = \"client_credentials\"` needs `oauth.client_secret`, \
                     `oauth.client_secret_file` or `oauth.private_key_jwt`"
-            .to_owned());
+                .to_owned(),
+        );
     };
     let text = std::fs::read_to_string(path).map_err(|err| {
         format!(
@@ -68,7 +70,10 @@ pub(super) fn refused(config: &OAuthConfig, error: &str) -> String {
             key.algorithm
         )
     } else if let Some(path) = &config.client_secret_file {
-        format!("the secret in `oauth.client_secret_file` {}", path.display())
+        format!(
+            "the secret in `oauth.client_secret_file` {}",
+            path.display()
+        )
     } else {
         "`oauth.client_secret`".to_owned()
     };
@@ -141,9 +146,11 @@ mod jwt {
         _scopes: Vec<String>,
         _resource: Option<String>,
     ) -> Result<ClientCredentialsConfig, String> {
-        Err("`oauth.private_key_jwt` needs hermes-tools built with the feature \
+        Err(
+            "`oauth.private_key_jwt` needs hermes-tools built with the feature \
              `mcp-oauth-jwt`"
-            .to_owned())
+                .to_owned(),
+        )
     }
 }
 
@@ -165,25 +172,28 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("secret");
         std::fs::write(&path, "s3cr3t-value\n").unwrap();
-        let credentials = credentials(&machine(None, Some(&path)), "https://h/mcp").unwrap();
+        let got = credentials(&machine(None, Some(&path)), "https://h/mcp").unwrap();
         let ClientCredentialsConfig::ClientSecret {
             client_secret,
             resource,
             ..
-        } = &credentials
+        } = &got
         else {
-            panic!("a secret's credentials: {credentials:?}");
+            panic!("a secret's credentials: {got:?}");
         };
         assert_eq!(client_secret, "s3cr3t-value");
         assert_eq!(resource.as_deref(), Some("https://h/mcp"));
-        assert!(!format!("{credentials:?}").contains("s3cr3t"));
+        assert!(!format!("{got:?}").contains("s3cr3t"));
 
         std::fs::write(&path, "\n").unwrap();
         let empty = credentials(&machine(None, Some(&path)), "https://h/mcp").unwrap_err();
         assert!(empty.contains("is empty"), "{empty}");
         let missing = dir.path().join("absent");
         let err = credentials(&machine(None, Some(&missing)), "https://h/mcp").unwrap_err();
-        assert!(err.contains("cannot read `oauth.client_secret_file`"), "{err}");
+        assert!(
+            err.contains("cannot read `oauth.client_secret_file`"),
+            "{err}"
+        );
     }
 
     #[test]
