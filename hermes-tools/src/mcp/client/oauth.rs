@@ -98,15 +98,13 @@ mod flow {
         AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,
         CredentialStore, InMemoryCredentialStore, OAuthState, StoredCredentials,
     };
-
-    use super::machine;
     use rmcp::transport::streamable_http_client::{
         StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse,
         StreamableHttpResponseLimits,
     };
     use sse_stream::{Error as SseError, Sse};
 
-    use super::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS};
+    use super::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS, machine};
     use crate::config::{OAuthConfig, OAuthGrant};
 
     /// One server's authorization: its settings, its tokens, and who approves.
