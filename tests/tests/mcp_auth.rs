@@ -2,7 +2,8 @@
 //! bearer tokens beyond loopback (the Python SDK sending one), sessions that belong to the
 //! token (or subject) that opened them, and OAuth resource-server mode against a local
 //! authorization server (tests/interop/authorization_server.py), which made-up tokens cannot
-//! flood with introspections.
+//! flood with introspections, and which also issues our MCP client, as a machine
+//! (`grant = "client_credentials"`), the tokens it calls `serve` with.
 //!
 //! These tests need `HERMES_PYTHON`, which `bash .ci/test` sets after installing the pinned
 //! packages; without it they fail and say so.
