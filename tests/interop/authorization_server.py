@@ -14,7 +14,12 @@ HTTP Basic authentication as CLIENT_ID:CLIENT_SECRET, and knows these tokens:
     anything else         inactive
 
 Each introspection is logged on stderr as `introspected <token prefix>`. `GET /stats` answers
-how many introspections there were and the most that were in flight at once.
+how many introspections there were and the most that were in flight at once, and how many
+tokens `/token` issued.
+
+A machine client (`client_credentials` grant) authenticates at `POST /token` as CLIENT_ID with
+the secret `machine-` + CLIENT_SECRET (in the body or HTTP Basic), and gets
+`token-good-CLIENT_ID-ccN`, which it is told expires in 2 s (so it must fetch another).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
 RESOURCE, CLIENT_ID, CLIENT_SECRET = sys.argv[1:4]
-STATS = {"introspections": 0, "in_flight": 0, "most_in_flight": 0}
+STATS = {"introspections": 0, "in_flight": 0, "most_in_flight": 0, "tokens": 0}
+
 STATS_LOCK = threading.Lock()
 
 
@@ -71,11 +77,36 @@ class Handler(BaseHTTPRequestHandler):
                 "token_endpoint": self.base() + "/token",
                 "introspection_endpoint": self.base() + "/introspect",
                 "response_types_supported": ["code"],
+                "grant_types_supported": ["authorization_code", "client_credentials"],
+                "token_endpoint_auth_methods_supported": ["client_secret_post",
+                                                          "client_secret_basic"],
             })
         else:
             self.reply(404, {"error": "not_found"})
 
+    def issue(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+        basic = self.headers.get("Authorization", "")
+        if basic.startswith("Basic "):
+            who, _, secret = base64.b64decode(basic[6:]).decode().partition(":")
+        else:
+            who, secret = form.get("client_id", ""), form.get("client_secret", "")
+        if form.get("grant_type") != "client_credentials":
+            self.reply(400, {"error": "unsupported_grant_type"})
+        elif who != CLIENT_ID or secret != "machine-" + CLIENT_SECRET:
+            self.reply(401, {"error": "invalid_client", "error_description": "bad credentials"})
+        else:
+            with STATS_LOCK:
+                STATS["tokens"] += 1
+                token = f"token-good-{CLIENT_ID}-cc{STATS['tokens']}"
+            self.reply(200, {"access_token": token, "token_type": "Bearer", "expires_in": 2,
+                             "scope": "mcp:tools"})
+
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.path == "/token":
+            self.issue()
+            return
         if self.path != "/introspect":
             self.reply(404, {"error": "not_found"})
             return

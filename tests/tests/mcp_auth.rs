@@ -2,7 +2,8 @@
 //! bearer tokens beyond loopback (the Python SDK sending one), sessions that belong to the
 //! token (or subject) that opened them, and OAuth resource-server mode against a local
 //! authorization server (tests/interop/authorization_server.py), which made-up tokens cannot
-//! flood with introspections.
+//! flood with introspections, and which also issues our MCP client, as a machine
+//! (`grant = "client_credentials"`), the tokens it calls `serve` with.
 //!
 //! These tests need `HERMES_PYTHON`, which `bash .ci/test` sets after installing the pinned
 //! packages; without it they fail and say so.
@@ -339,4 +340,99 @@ fn made_up_tokens_cannot_flood_the_authorization_server_with_introspections() {
         Some(refused as u64),
         "{stats}"
     );
+}
+
+/// Our MCP client as a machine (`grant = "client_credentials"`) against `serve` in OAuth
+/// resource-server mode: it gets a token from the local authorization server when it connects,
+/// a new one when that token expires (the authorization server says 2 s), and with a wrong
+/// secret it is refused, the error naming what to check and never the secret.
+#[test]
+#[ignore = "needs the Python MCP SDK that `bash .ci/test` installs"]
+fn a_machine_client_gets_its_token_at_connect_and_again_after_it_expires() {
+    use hermes_tools::config::{Config, McpServerConfig, OAuthConfig, OAuthGrant};
+    use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
+    use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
+
+    let port = free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let authorization = AuthorizationServer::start(&resource, "agent", "s3cret");
+    let _server = HttpServer::start_at_with_env(
+        SERVER,
+        &format!("127.0.0.1:{port}"),
+        &[
+            "--oauth-issuer",
+            &authorization.issuer,
+            "--oauth-client-id",
+            "agent",
+            "--oauth-scope",
+            "mcp:tools",
+        ],
+        &[("HERMES_OAUTH_CLIENT_SECRET", "s3cret")],
+    );
+    let tokens = || {
+        let (_, body) = http_get(&format!("{}/stats", authorization.issuer));
+        let stats: Value = serde_json::from_str(&body).expect("JSON stats");
+        stats["tokens"].as_u64().expect("a count of tokens")
+    };
+    let connect = |secret: &str| {
+        let mut oauth = OAuthConfig::default();
+        oauth.grant = OAuthGrant::ClientCredentials;
+        oauth.client_id = Some("agent".to_owned());
+        oauth.client_secret = Some(secret.to_owned());
+        oauth.scopes = vec!["mcp:tools".to_owned()];
+        let mut server = McpServerConfig::http(resource.clone());
+        server.oauth = Some(oauth);
+        server.protocol_version = Some("2025-11-25".to_owned());
+        Config {
+            mcp_servers: [("m".to_owned(), server)].into(),
+            ..Config::default()
+        }
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    runtime.block_on(async {
+        let registry = ToolRegistry::new();
+        let config = connect("machine-s3cret");
+        let clients = McpClients::start_with(
+            &registry,
+            &config,
+            &Selection::default(),
+            McpOptions::default(),
+        )
+        .await;
+        let state = clients.status("m").map(|status| status.state);
+        assert!(
+            matches!(state, Some(ServerState::Running { .. })),
+            "{state:?}"
+        );
+        assert_eq!(tokens(), 1, "one token, fetched when it connected");
+        let tool = "mcp__m__test_simple_text";
+        let answer = registry.call(tool, "{}", &ToolContext::new()).await;
+        assert!(!answer.is_error(), "{answer}");
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        let answer = registry.call(tool, "{}", &ToolContext::new()).await;
+        assert!(!answer.is_error(), "after the token expired: {answer}");
+        assert!(tokens() >= 2, "a new token after the first expired");
+        clients.shutdown().await;
+
+        let registry = ToolRegistry::new();
+        let config = connect("wrong-s3cret");
+        let clients = McpClients::start_with(
+            &registry,
+            &config,
+            &Selection::default(),
+            McpOptions::default(),
+        )
+        .await;
+        let state = format!("{:?}", clients.status("m").map(|status| status.state));
+        assert!(
+            state.contains("refused this client's credentials")
+                && state.contains("`oauth.client_secret`"),
+            "{state}"
+        );
+        assert!(
+            !state.contains("wrong-s3cret"),
+            "the secret is shown: {state}"
+        );
+        clients.shutdown().await;
+    });
 }

@@ -189,14 +189,14 @@ fn conformance_suite_server_scenarios_pass_over_streamable_http() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// The conformance scenarios that apply to a client of tools servers (all but OAuth's).
 /// The client scenarios of the pinned suite our client passes: all of protocol 2025-06-18 and
 /// 2025-11-25, the 2025-03-26 endpoint fallback and the drafts' authorization scenarios. Left
 /// out: `auth/2025-03-26-oauth-metadata-backcompat`, whose authorization server publishes at
 /// the root an issuer with a path (`…/oauth`), which rmcp's client refuses as RFC 8414 (3.3)
-/// requires; and the extensions (`auth/client-credentials-*`, machine-to-machine grants;
-/// `auth/cross-app-access-complete-flow`), which the client does not implement.
-const CLIENT_SCENARIOS: [&str; 22] = [
+/// requires; and the extension `auth/cross-app-access-complete-flow`, which the client does
+/// not implement. The client credentials extension's scenarios (machine-to-machine, with a
+/// client secret and with `private_key_jwt`) run.
+const CLIENT_SCENARIOS: [&str; 24] = [
     "initialize",
     "tools_call",
     "elicitation-sep1034-client-defaults",
@@ -219,6 +219,8 @@ const CLIENT_SCENARIOS: [&str; 22] = [
     "auth/resource-mismatch",
     "auth/offline-access-scope",
     "auth/offline-access-not-supported",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
 ];
 
 #[test]
@@ -233,6 +235,54 @@ fn conformance_suite_client_scenarios_pass_against_our_client() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// A machine client with the wrong secret, against the suite's client credentials server: the
+/// authorization server really refuses it, and the client's error names the settings to check
+/// without showing the secret.
+#[test]
+#[ignore = "needs MCP clients, FastMCP or the conformance suite (PyPI or npm) that `bash .ci/test` installs"]
+fn a_wrong_client_secret_is_refused_naming_what_to_check() {
+    let (node, suite) = conformance();
+    let client = env!("CARGO_BIN_EXE_conformance-client");
+    // The suite splits `--command` at spaces and runs it through a shell: `env` replaces the
+    // context it gives (its client's ID and secret) with the right ID and a wrong secret.
+    let command = format!(
+        "env MCP_CONFORMANCE_CONTEXT='{{\"client_id\":\"conformance-test-client\",\
+         \"client_secret\":\"wrong-s3cret\"}}' {client}"
+    );
+    let results = tempfile::tempdir().expect("a temporary directory");
+    let (_, output) = run(
+        Command::new(node)
+            .arg(suite)
+            .args(["client", "--command", &command])
+            .args(["--scenario", "auth/client-credentials-basic", "-o"])
+            .arg(results.path()),
+        Duration::from_secs(60),
+    );
+    let files = checks_files(results.path());
+    let checks = std::fs::read_to_string(files.first().expect("the scenario's checks.json"))
+        .expect("checks.json is readable");
+    let checks: Value = serde_json::from_str(&checks).expect("checks.json is JSON");
+    let refused = checks.as_array().into_iter().flatten().any(|check| {
+        check["id"] == "client-credentials-basic-auth" && check["status"] == "FAILURE"
+    });
+    assert!(
+        refused,
+        "the authorization server saw the wrong secret: {output}"
+    );
+    let stderr = std::fs::read_to_string(files[0].with_file_name("stderr.txt"))
+        .expect("the client's stderr");
+    assert!(
+        stderr.contains("refused this client's credentials")
+            && stderr.contains("`oauth.client_id`")
+            && stderr.contains("`oauth.client_secret`"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("wrong-s3cret"),
+        "the secret is shown: {stderr}"
+    );
 }
 
 #[test]

@@ -35,6 +35,9 @@ use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use super::oauth::OAuthConfig;
+use super::url::check_url;
+
 /// How the client reaches an MCP server.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -116,118 +119,6 @@ pub struct McpServerConfig {
     /// OAuth 2.1 authorization of a Streamable HTTP server (`[mcp_servers.<name>.oauth]`);
     /// none: the server is reached with its `headers` only.
     pub oauth: Option<OAuthConfig>,
-}
-
-/// How the client is authorized by a remote server's authorization server, as the MCP
-/// authorization specification has it (`[mcp_servers.<name>.oauth]`, feature `mcp-remote`).
-///
-/// The client discovers the authorization server from the MCP server (protected resource
-/// metadata, RFC 9728, or the 2025-03-26 fallbacks), identifies itself with a pre-registered
-/// `client_id`, a client ID metadata document (`client_metadata_url`) or dynamic client
-/// registration, in that order, and runs the authorization code flow with PKCE: the user
-/// approves at the authorization URL, through the agent's
-/// [`Authorizer`](crate::mcp::client::Authorizer) (the CLI prints the URL and waits for the
-/// browser's redirect on `redirect_uri`). Tokens are refreshed before they expire; they live
-/// in memory, or in `token_store` when given, so a restart needs no new approval.
-///
-/// ```
-/// # #[cfg(feature = "toml")] {
-/// use hermes_tools::config::Config;
-///
-/// let config = Config::from_toml_str(r#"
-///     [mcp_servers.tracker]
-///     url = "https://tracker.example.com/mcp"
-///     [mcp_servers.tracker.oauth]
-///     scopes = ["issues:read"]
-///     token_store = "/var/lib/agent/tracker-token.json"
-/// "#).unwrap();
-/// let oauth = config.mcp_servers["tracker"].oauth.as_ref().unwrap();
-/// assert_eq!(oauth.scopes, ["issues:read"]);
-/// # }
-/// ```
-#[derive(Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-#[non_exhaustive]
-pub struct OAuthConfig {
-    /// A client ID registered with the authorization server beforehand; none: the client
-    /// uses `client_metadata_url` or registers itself.
-    pub client_id: Option<String>,
-    /// The secret of a confidential pre-registered client (with `client_id`). May hold
-    /// `${NAME}`, read from the environment when the client authorizes; never logged.
-    pub client_secret: Option<String>,
-    /// The HTTPS URL of this client's metadata document (SEP-991), used as its client ID by
-    /// an authorization server that supports such documents.
-    pub client_metadata_url: Option<String>,
-    /// The name the client registers under (default `hermes-tools`).
-    pub client_name: String,
-    /// The scopes to ask for; empty (the default): those the server's challenge or metadata
-    /// name.
-    pub scopes: Vec<String>,
-    /// Where the authorization server sends the browser back (default
-    /// [`DEFAULT_OAUTH_REDIRECT_URI`]).
-    pub redirect_uri: String,
-    /// A file the tokens are kept in (written with mode 0600), so that they outlive the
-    /// process; none: in memory only.
-    pub token_store: Option<std::path::PathBuf>,
-}
-
-/// Where the browser is sent back after the user approves, unless configured: the CLI
-/// listens there for the one redirect.
-pub const DEFAULT_OAUTH_REDIRECT_URI: &str = "http://127.0.0.1:8976/callback";
-
-impl Default for OAuthConfig {
-    fn default() -> Self {
-        Self {
-            client_id: None,
-            client_secret: None,
-            client_metadata_url: None,
-            client_name: "hermes-tools".to_owned(),
-            scopes: Vec::new(),
-            redirect_uri: DEFAULT_OAUTH_REDIRECT_URI.to_owned(),
-            token_store: None,
-        }
-    }
-}
-
-// By hand: the secret is never shown.
-impl std::fmt::Debug for OAuthConfig {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthConfig")
-            .field("client_id", &self.client_id)
-            .field(
-                "client_secret",
-                &self.client_secret.as_ref().map(|_| "[REDACTED]"),
-            )
-            .field("client_metadata_url", &self.client_metadata_url)
-            .field("client_name", &self.client_name)
-            .field("scopes", &self.scopes)
-            .field("redirect_uri", &self.redirect_uri)
-            .field("token_store", &self.token_store)
-            .finish()
-    }
-}
-
-impl OAuthConfig {
-    /// Refuses settings no authorization could use, saying what to write.
-    fn check(&self) -> Result<(), String> {
-        if self.client_secret.is_some() && self.client_id.is_none() {
-            return Err(
-                "`oauth.client_secret` is given without `oauth.client_id`: a secret \
-                        belongs to a pre-registered client; give its `client_id` too"
-                    .to_owned(),
-            );
-        }
-        if let Some(url) = &self.client_metadata_url
-            && !url.starts_with("https://")
-        {
-            return Err(format!(
-                "`oauth.client_metadata_url` {:?} is not an https:// URL, as a client ID \
-                 metadata document's must be",
-                display_url(url)
-            ));
-        }
-        check_url(&self.redirect_uri).map_err(|err| format!("`oauth.redirect_uri`: {err}"))
-    }
 }
 
 /// The MCP protocol versions the client speaks, oldest first.
@@ -495,62 +386,9 @@ impl TryFrom<RawServer> for McpServerConfig {
     }
 }
 
-/// Refuses a URL no HTTP client could reach, saying what a valid one looks like. (The host
-/// and the rest are the HTTP client's to judge when it connects.)
-fn check_url(url: &str) -> Result<(), String> {
-    let rest = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    match rest {
-        Some(rest) if !rest.is_empty() && !rest.starts_with('/') => Ok(()),
-        // Shown without user information or query: they may hold credentials.
-        Some(_) => Err(format!("`url` {:?} names no host", display_url(url))),
-        None => Err(format!(
-            "`url` {:?} is not an HTTP URL: give `http://host:port/path` or \
-             `https://host/path`",
-            display_url(url)
-        )),
-    }
-}
-
-/// `url` as reports show it: without user information, query or fragment, which may carry
-/// credentials.
-pub(crate) fn display_url(url: &str) -> String {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let end = rest.find(['?', '#']).unwrap_or(rest.len());
-    let rest = &rest[..end];
-    let authority_end = rest.find('/').unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    let host = authority
-        .rsplit_once('@')
-        .map_or(authority, |(_, host)| host);
-    if scheme.is_empty() {
-        format!("{host}{path}")
-    } else {
-        format!("{scheme}://{host}{path}")
-    }
-}
-
-#[cfg(test)]
-mod url_tests {
-    use super::display_url;
-
-    #[test]
-    fn endpoints_drop_user_information_query_and_fragment() {
-        assert_eq!(
-            display_url("https://user:pw@api.example.com:8443/mcp?key=s3cret#x"),
-            "https://api.example.com:8443/mcp"
-        );
-        assert_eq!(
-            display_url("http://127.0.0.1:3001/mcp"),
-            "http://127.0.0.1:3001/mcp"
-        );
-        assert_eq!(display_url("http://h?token=a@b"), "http://h");
-    }
-}
-
 #[cfg(all(test, feature = "toml"))]
 mod tests {
+    use super::super::oauth::DEFAULT_OAUTH_REDIRECT_URI;
     use super::*;
 
     fn read(table: &str) -> Result<McpServerConfig, String> {

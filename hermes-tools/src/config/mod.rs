@@ -42,13 +42,13 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 mod mcp;
+mod oauth;
+mod url;
 
+pub use mcp::{MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, SamplingConfig};
+pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
 #[cfg(feature = "mcp")]
-pub(crate) use mcp::display_url;
-pub use mcp::{
-    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, OAuthConfig,
-    SamplingConfig,
-};
+pub(crate) use url::display_url;
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;

@@ -8,7 +8,8 @@
 //! - [`server`] (feature `mcp`): the registry served over MCP, on stdio or Streamable HTTP.
 //!
 //! Both are built on the official Rust SDK, `rmcp`. Remote servers (`url = …`) and OAuth need
-//! feature `mcp-remote` as well; the `example-tools` binary enables both. This page is the guide;
+//! feature `mcp-remote` as well (and OAuth's `private_key_jwt`, `mcp-oauth-jwt`); the
+//! `example-tools` binary enables `mcp` and `mcp-remote`. This page is the guide;
 //! the submodules hold the details.
 //!
 //! # Protocol revisions and transports
@@ -167,6 +168,46 @@
 //! # client_id = "..." / client_secret = "${TRACKER_SECRET}"   a pre-registered client
 //! # client_metadata_url = "https://agent.example.com/client.json"
 //! # redirect_uri = "http://127.0.0.1:8976/callback"            # the default
+//! ```
+//!
+//! ### Machine to machine: client credentials
+//!
+//! An agent that runs unattended (no user to approve) authorizes as itself, with the client
+//! credentials grant of MCP's `io.modelcontextprotocol/oauth-client-credentials` extension
+//! (SEP-1046): `grant = "client_credentials"` with the `client_id` the authorization server
+//! registered, and one credential, a secret (`client_secret = "${ENV}"`, or
+//! `client_secret_file`, read when a token is fetched, its trailing newline ignored) or a key
+//! (`private_key_jwt = { key_file, algorithm }`, a PEM private key signing an RFC 7523 assertion
+//! with RS256, RS384, RS512, ES256 or ES384; feature `mcp-oauth-jwt`, which builds rmcp's
+//! signer over aws-lc-rs). rmcp's client credentials flow does the protocol: discovery as
+//! above, the token endpoint's auth method (`client_secret_basic` when that is all the server
+//! takes, else `client_secret_post`; `private_key_jwt` with the issuer as the assertion's
+//! audience), `scope` from `scopes` and `resource` the server's URL (RFC 8707). The token is
+//! fetched when the connection starts, so the first request carries it; when it expires (no
+//! refresh token comes with this grant) or the server answers 401, a new one is fetched and
+//! the request sent again, bounded by [`MAX_AUTHORIZATIONS`](client::MAX_AUTHORIZATIONS) as
+//! above. No authorizer is asked and no token is stored on disk (`token_store`,
+//! `client_metadata_url` are refused with this grant). A refused credential fails the
+//! connection with what to check:
+//!
+//! ```text
+//! its authorization server refused this client's credentials (… invalid_client: Invalid client
+//! credentials): check that `oauth.client_id` is the ID it registered and that
+//! `oauth.client_secret` is this client's
+//! ```
+//!
+//! The secret is never in an error, a log or `Debug`. A 403 asking for scopes beyond `scopes`
+//! is an error naming the challenge (a machine asks for what it is configured with).
+//!
+//! ```toml
+//! [mcp_servers.billing]
+//! url = "https://billing.example.com/mcp"
+//! [mcp_servers.billing.oauth]
+//! grant = "client_credentials"
+//! client_id = "agent-7"
+//! client_secret = "${BILLING_CLIENT_SECRET}"     # or client_secret_file = "/run/secrets/billing"
+//! # private_key_jwt = { key_file = "/run/secrets/agent-7.pem", algorithm = "ES256" }
+//! scopes = ["invoices:read"]                     # default: none, the server's default grant
 //! ```
 //!
 //! # Serving over MCP
@@ -426,13 +467,16 @@
 //!   of its server scenarios against `serve` over a fixture of `#[tool]`s, `#[resource]`s and
 //!   `#[prompt]`s (`server-sse-polling`'s resume check must succeed, not merely be noted; a
 //!   scenario the suite lists that is neither run nor explained fails the test), and 22 client
-//!   scenarios against our client, `conformance-client`, which pins `protocol_version =
+//!   24 client scenarios against our client, `conformance-client`, which pins `protocol_version =
 //!   "2025-11-25"`, the newest the suite knows (`initialize`, `tools_call`,
-//!   `elicitation-sep1034-client-defaults`, `sse-retry`, and the `auth/*` scenarios of 2025-06-18,
-//!   2025-11-25, the 2025-03-26 endpoint fallback and the drafts, approved headlessly). Not run:
+//!   `elicitation-sep1034-client-defaults`, `sse-retry`, the `auth/*` scenarios of 2025-06-18,
+//!   2025-11-25, the 2025-03-26 endpoint fallback and the drafts, approved headlessly, and the
+//!   client credentials extension's `auth/client-credentials-basic` and
+//!   `auth/client-credentials-jwt`), plus a wrong client secret against the latter's server
+//!   (refused, the error naming what to check, never the secret). Not run:
 //!   `auth/2025-03-26-oauth-metadata-backcompat` (its issuer with a path at the root is refused by
-//!   rmcp, as RFC 8414 (3.3) requires) and the extensions' machine-to-machine grants, which the
-//!   client lacks.
+//!   rmcp, as RFC 8414 (3.3) requires) and `auth/cross-app-access-complete-flow` (enterprise
+//!   managed authorization), which the client lacks.
 //! - `@modelcontextprotocol/conformance` 0.2.0-alpha.12 (npm alias `conformance-2026`): its
 //!   requirement set for protocol 2026-07-28 (`--requirements 2026-07-28`: `server-stateless`,
 //!   `caching`, the 14 `input-required-result-*` MRTR scenarios, `http-header-validation`,

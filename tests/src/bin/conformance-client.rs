@@ -14,6 +14,7 @@
 //! | `elicitation-sep1034-client-defaults` | calls `test_client_elicitation_defaults` |
 //! | `sse-retry` | calls `test_reconnection` (its stream closes; the client resumes it) |
 //! | `auth/*` | authorizes (`[mcp_servers.test.oauth]`, with the suite's pre-registered client from `MCP_CONFORMANCE_CONTEXT` when it gives one) and calls every tool |
+//! | `auth/client-credentials-*` | the same as a machine client (`grant = "client_credentials"`): the suite's client secret, or its private key (written to a file, as an operator would give it) with its algorithm |
 //!
 //! The user's approval is headless: the suite's authorization server approves at once and
 //! redirects; [`Headless`] reads that redirect instead of a browser following it.
@@ -24,7 +25,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use hermes_tools::call::{AskError, Asker, BoxFuture, Elicitation, ElicitationReply};
-use hermes_tools::config::{Config, McpServerConfig, OAuthConfig};
+use hermes_tools::config::{
+    Config, JwtAlgorithm, McpServerConfig, OAuthConfig, OAuthGrant, PrivateKeyJwt,
+};
 use hermes_tools::mcp::client::{
     AuthorizationPrompt, Authorizer, McpClients, McpOptions, ServerState,
 };
@@ -79,20 +82,35 @@ impl Authorizer for Headless {
 }
 
 /// The OAuth settings of an `auth/*` scenario: the suite's client metadata document URL, and
-/// its pre-registered client when `MCP_CONFORMANCE_CONTEXT` names one.
-fn oauth() -> OAuthConfig {
+/// its pre-registered client when `MCP_CONFORMANCE_CONTEXT` names one; for
+/// `auth/client-credentials-*`, its machine client. `key_file`: where a private key the suite
+/// gives is written.
+fn oauth(scenario: &str, key_file: &std::path::Path) -> Result<OAuthConfig, String> {
     let context: serde_json::Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|text| serde_json::from_str(&text).ok())
         .unwrap_or_default();
     let text = |key: &str| context[key].as_str().map(str::to_owned);
     let mut oauth = OAuthConfig::default();
+    if scenario.starts_with("auth/client-credentials-") {
+        oauth.grant = OAuthGrant::ClientCredentials;
+        oauth.client_id = text("client_id");
+        oauth.client_secret = text("client_secret");
+        if let Some(pem) = text("private_key_pem") {
+            std::fs::write(key_file, pem).map_err(|err| format!("writing the key: {err}"))?;
+            let algorithm: JwtAlgorithm =
+                serde_json::from_value(context["signing_algorithm"].clone())
+                    .map_err(|err| format!("the suite's signing_algorithm: {err}"))?;
+            oauth.private_key_jwt = Some(PrivateKeyJwt::new(key_file, algorithm));
+        }
+        return Ok(oauth);
+    }
     oauth.client_metadata_url =
         Some("https://conformance-test.local/client-metadata.json".to_owned());
     oauth.redirect_uri = "http://localhost:3000/callback".to_owned();
     oauth.client_id = text("client_id");
     oauth.client_secret = text("client_secret");
-    oauth
+    Ok(oauth)
 }
 
 /// The tool a scenario's server expects to be called, with its arguments.
@@ -119,8 +137,16 @@ async fn main() -> ExitCode {
     // `initialize` offers it; our client otherwise offers rmcp's newest, 2026-07-28.
     server.protocol_version = Some("2025-11-25".to_owned());
     let auth = scenario.starts_with("auth/");
+    let key_file =
+        std::env::temp_dir().join(format!("conformance-client-{}.pem", std::process::id()));
     if auth {
-        server.oauth = Some(oauth());
+        match oauth(&scenario, &key_file) {
+            Ok(oauth) => server.oauth = Some(oauth),
+            Err(why) => {
+                eprintln!("error: {why}");
+                return ExitCode::FAILURE;
+            }
+        }
     }
     let config = Config {
         mcp_servers: [("test".to_owned(), server)].into(),
@@ -155,6 +181,7 @@ async fn main() -> ExitCode {
         failed = answer.is_error();
     }
     clients.shutdown().await;
+    let _ = std::fs::remove_file(&key_file);
     if failed {
         ExitCode::FAILURE
     } else {

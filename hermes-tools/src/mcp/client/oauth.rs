@@ -10,9 +10,19 @@
 //! the new token. A server that refuses token after token is not asked forever: after
 //! [`MAX_AUTHORIZATIONS`] authorizations without a request it accepted, the client stops and
 //! the connection fails, saying so.
+//!
+//! A machine client (`grant = "client_credentials"`, MCP's
+//! `io.modelcontextprotocol/oauth-client-credentials` extension) asks no one: rmcp's client
+//! credentials flow (`OAuthState::authenticate_client_credentials`, with a client secret or a
+//! `private_key_jwt` assertion) gets its token when the connection starts, and again whenever
+//! the server challenges, which is also what an expired token leads to (such a token has no
+//! refresh token: rmcp sends the request without it, and the 401 brings a new one). A refused
+//! credential is an error naming the settings to check; the secret is never in it.
 
 #[cfg(feature = "mcp-remote")]
 pub(super) use flow::OAuth;
+#[cfg(feature = "mcp-remote")]
+mod machine;
 use std::fmt;
 
 /// Without `mcp-remote` no server is authorized (a remote server is reported failed).
@@ -94,8 +104,8 @@ mod flow {
     };
     use sse_stream::{Error as SseError, Sse};
 
-    use super::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS};
-    use crate::config::OAuthConfig;
+    use super::{AuthorizationPrompt, Authorizer, MAX_AUTHORIZATIONS, machine};
+    use crate::config::{OAuthConfig, OAuthGrant};
 
     /// One server's authorization: its settings, its tokens, and who approves.
     pub(in crate::mcp::client) struct OAuth {
@@ -146,7 +156,12 @@ mod flow {
             http: reqwest::Client,
         ) -> Result<Authorizing, String> {
             *self.failure.lock() = None;
-            let manager = self.manager().await?;
+            let manager = if self.machine() {
+                // A machine has its token before its first request.
+                self.client_credentials().await?
+            } else {
+                self.manager().await?
+            };
             Ok(Authorizing {
                 inner: AuthClient::new(http, manager),
                 oauth: Arc::clone(self),
@@ -159,7 +174,7 @@ mod flow {
             &self,
             limit: std::time::Duration,
         ) -> std::time::Duration {
-            if self.authorizer.is_some() {
+            if self.authorizer.is_some() && !self.machine() {
                 limit.max(super::APPROVAL_TIME)
             } else {
                 limit
@@ -169,6 +184,37 @@ mod flow {
         /// Why the last authorization failed, if it did since the connection began.
         pub(in crate::mcp::client) fn failure(&self) -> Option<String> {
             self.failure.lock().clone()
+        }
+
+        /// Whether the client authorizes as itself (`grant = "client_credentials"`), no user
+        /// involved.
+        fn machine(&self) -> bool {
+            self.config.grant == OAuthGrant::ClientCredentials
+        }
+
+        /// A manager holding a token got with the client's own credentials.
+        async fn client_credentials(&self) -> Result<AuthorizationManager, String> {
+            let credentials = machine::credentials(&self.config, &self.url)?;
+            let manager = self.unconfigured().await?;
+            // rmcp 3.11's exchange holds a `form_urlencoded::Serializer` (not `Send`) across
+            // an await when `private_key_jwt` is built in, so its future cannot move between
+            // workers: it runs to completion on a blocking thread of this runtime instead.
+            let runtime = tokio::runtime::Handle::current();
+            let exchange = tokio::task::spawn_blocking(move || {
+                runtime.block_on(async move {
+                    let mut state = OAuthState::Unauthorized(manager);
+                    let result = state.authenticate_client_credentials(credentials).await;
+                    result.map(|()| state.into_authorization_manager())
+                })
+            });
+            let manager = exchange
+                .await
+                .map_err(|err| {
+                    format!("getting a token with this client's credentials failed: {err}")
+                })?
+                .map_err(|err| machine::refused(&self.config, &err.to_string()))?;
+            tracing::info!(server = %self.server, "MCP server authorized this client's credentials");
+            manager.ok_or_else(|| "the client credentials did not end authorized".to_owned())
         }
 
         /// A manager of the server's authorization over its token store, as it comes.
@@ -243,6 +289,17 @@ mod flow {
                         "each invalid"
                     }
                 ));
+            }
+            if self.machine() {
+                if step_up {
+                    return Err(format!(
+                        "it wants scopes beyond `oauth.scopes` {:?} ({challenge}); a \
+                         `client_credentials` client asks for the scopes it is configured \
+                         with: add those the server names",
+                        self.config.scopes
+                    ));
+                }
+                return self.client_credentials().await;
             }
             let Some(authorizer) = &self.authorizer else {
                 return Err("it needs an OAuth authorization, and this agent has no \
