@@ -311,6 +311,154 @@ fn a_replica_killed_mid_flight_fails_its_calls_and_spares_the_others() {
     assert!(out.contains("ok: later calls served by"), "{out}");
 }
 
+#[test]
+fn serve_refuses_to_start_when_its_store_does_not_answer() {
+    let port = free_port();
+    let started = Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_example-tools"))
+        .args(["serve", "--http", "127.0.0.1:0", "--store"])
+        .arg(format!("redis://127.0.0.1:{port}/0"))
+        .args(["--store-timeout-ms", "500"])
+        .env_remove("HERMES_TOOLS_CONFIG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("example-tools runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot reach the shared store at redis://127.0.0.1:{port}/0"
+        )) && stderr.contains("is redis-server running"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("listening on"), "{stderr}");
+    assert!(started.elapsed() < Duration::from_secs(10), "fails fast");
+    // The agent-loop tools cannot follow a session across replicas.
+    let output = Command::new(env!("CARGO_BIN_EXE_example-tools"))
+        .args([
+            "serve",
+            "--http",
+            "127.0.0.1:0",
+            "--agent-loop-tools",
+            "--store",
+        ])
+        .arg(format!("redis://127.0.0.1:{port}/0"))
+        .stdin(Stdio::null())
+        .output()
+        .expect("example-tools runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot be used with"), "{stderr}");
+}
+
+#[test]
+#[ignore = "needs redis-server that `bash .ci/test` installs"]
+fn redis_gone_mid_flight_is_an_error_answer_and_held_sessions_go_on() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let (mut redis_guard, redis_port) = redis(dir.path());
+    let store = format!("redis://127.0.0.1:{redis_port}/0");
+    let first = Replica::start("r1", dir.path(), &store);
+    let second = Replica::start("r2", dir.path(), &store);
+    let third = Replica::start("r3", dir.path(), &store);
+    let (status, session) = post(first.port, None, INITIALIZE);
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    let session = session.expect("a session");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    post(first.port, Some(&session), initialized);
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let (status, body) = post_body(second.port, Some(&session), list);
+    assert!(
+        status.starts_with("HTTP/1.1 200"),
+        "restored on r2: {status} {body}"
+    );
+
+    let _ = redis_guard.child.kill();
+    let _ = redis_guard.child.wait();
+    let started = Instant::now();
+    let (status, body) = post_body(third.port, Some(&session), list);
+    assert!(status.starts_with("HTTP/1.1 500"), "{status} {body}");
+    assert!(
+        body.contains("shared store") && body.contains("-32603"),
+        "{body}"
+    );
+    let (status, body) = post_body(first.port, None, INITIALIZE);
+    assert!(status.starts_with("HTTP/1.1 503"), "{status} {body}");
+    assert!(
+        body.contains("could not be served") && body.contains("shared store"),
+        "{body}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "answered, not left waiting"
+    );
+    // The replicas holding the session serve it still.
+    for replica in [&first, &second] {
+        let (status, body) = post_body(replica.port, Some(&session), list);
+        assert!(
+            status.starts_with("HTTP/1.1 200") && body.contains("clarify"),
+            "{status} {body}"
+        );
+    }
+}
+
+/// A raw `initialize` of the 2025-11-25 era.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// POSTs `body` to the replica on `port` (in `session`): the status line, the session the
+/// answer names.
+fn post(port: u16, session: Option<&str>, body: &str) -> (String, Option<String>) {
+    let (status, head, _) = exchange(port, session, body);
+    let session = head.lines().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.eq_ignore_ascii_case("mcp-session-id")
+            .then(|| value.trim().to_owned())
+    });
+    (status, session)
+}
+
+/// POSTs `body`: the status line and the body.
+fn post_body(port: u16, session: Option<&str>, body: &str) -> (String, String) {
+    let (status, _, body) = exchange(port, session, body);
+    (status, body)
+}
+
+fn exchange(port: u16, session: Option<&str>, body: &str) -> (String, String, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the replica listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
+    let session = session
+        .map(|session| format!("Mcp-Session-Id: {session}\r\n"))
+        .unwrap_or_default();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+         {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("sent");
+    // Up to the first SSE event's end, or the connection's.
+    let mut answer = Vec::new();
+    let mut buffer = [0u8; 8192];
+    loop {
+        match stream.read(&mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => answer.extend_from_slice(&buffer[..n]),
+        }
+        let text = String::from_utf8_lossy(&answer);
+        if let Some((_, rest)) = text.split_once("\r\n\r\n")
+            && rest.contains("\"jsonrpc\"")
+            && (rest.ends_with("\n\n") || rest.trim_end().ends_with('}'))
+        {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head.lines().next().unwrap_or_default().to_owned();
+    (status, head.to_owned(), body.to_owned())
+}
+
 /// One inline Redis command, its raw answer.
 fn redis_command(port: u16, command: &str) -> String {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("Redis listens");

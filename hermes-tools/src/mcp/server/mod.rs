@@ -116,6 +116,58 @@
 //!   [`request_state_ttl`](ToolServer::request_state_ttl); a forged, altered, foreign or expired
 //!   state is refused with -32602 saying to start over. Replicas that share the keys open each
 //!   other's states, so a retry may land on any of them.
+//!
+//! # Fleet
+//!
+//! `serve --http` runs as several replicas behind a load balancer (round robin; no affinity
+//! needed), each given the same tools, tokens and `HERMES_MCP_STATE_KEYS`, and, with feature
+//! `mcp-redis`, the same Redis (`ToolServer::shared_store`; `serve --store`):
+//!
+//! ```text
+//!                                  ┌─ serve --http 10.0.0.11:8080 --store redis://10.0.0.7:6379/0 --replica-id a
+//! clients ── TLS, round robin ─────┼─ serve --http 10.0.0.12:8080 --store redis://10.0.0.7:6379/0 --replica-id b
+//!            (HAProxy, nginx)      └─ serve --http 10.0.0.13:8080 --store redis://10.0.0.7:6379/0 --replica-id c
+//! ```
+//!
+//! What crosses replicas, and how:
+//!
+//! - **requests of the 2026-07-28 era** belong to no session: any replica answers any. A
+//!   tool's question travels in the sealed `requestState` the client sends back (see
+//!   [Questions](self#questions)), which every replica holding the same keys opens: nothing is
+//!   stored, so the retry may reach another replica;
+//! - **sessions of the `initialize` era**, with a store: `rmcp` writes each session's
+//!   `initialize` parameters at `<prefix>session:<id>` (prefix `hermes:mcp:` unless
+//!   `--store-prefix`; `RedisSessionStore`), kept for the
+//!   [idle timeout](ToolServer::session_idle_timeout) after the session's last request on any
+//!   replica; a replica asked about a session it does not hold replays that `initialize` and
+//!   serves the request. A DELETE on any replica ends the session in the store.
+//!
+//! What stays in one replica's memory:
+//!
+//! - a session's **tool state** ([`ToolContext::session_state`](crate::ToolContext::session_state)):
+//!   a session continued on another replica gets a session of its own there (another `mcp-…`
+//!   id, an empty state). So [`agent_loop_tools`](ToolServer::agent_loop_tools), whose state
+//!   (a todo list, memory) would silently start over, are refused with a store
+//!   (`ServeError::AgentLoopToolsInFleet`; `--agent-loop-tools` conflicts with `--store`);
+//! - **questions of the `initialize` era** (`elicitation/create` on a call's stream): the
+//!   client's answer is a POST the balancer may send to another replica, where nobody waits for
+//!   it. Serve those clients with session affinity (HAProxy: `stick on hdr(mcp-session-id)`), or
+//!   let them speak the 2026-07-28 era;
+//! - a call's stream closed by its tool (SSE polling), resumed with `Last-Event-ID`: only on
+//!   the replica that ran it;
+//! - [`max_sessions`](ToolServer::max_sessions) counts per replica, and a session's owner
+//!   (bearer or OAuth, see [Streamable HTTP](self#streamable-http)) is checked by the replica
+//!   that opened it: behind tokens, give a fleet the affinity above, or one identity.
+//!
+//! Redis must answer when a replica starts: otherwise `serve` refuses to serve, naming the
+//! address. Later, each store command is bounded by the store's timeout (2 s; `--store-timeout-ms`):
+//! a request that needs the store while it fails (a session this replica does not hold, a new
+//! session) is answered with a JSON-RPC error saying so, never left waiting; sessions a replica
+//! holds and requests of the 2026-07-28 era go on being served. The connection comes back by
+//! itself when Redis does (an empty Redis has lost the sessions: their clients start new
+//! ones). `--replica-id NAME` names the replica in a `Hermes-Replica` header on every answer.
+//! The store speaks plain TCP: keep Redis beside the replicas (a password goes in the URL,
+//! `redis://:password@host:port/db`, and is never shown).
 
 use std::fmt;
 use std::net::SocketAddr;
