@@ -427,6 +427,11 @@
 //!   `auth/2025-03-26-oauth-metadata-backcompat` (its issuer with a path at the root is refused by
 //!   rmcp, as RFC 8414 (3.3) requires) and the extensions' machine-to-machine grants, which the
 //!   client lacks.
+//! - a fleet (`example-tools/tests/fleet.rs`): three `serve --http` replicas sharing a
+//!   `redis-server` and the state keys behind HAProxy (round robin, no affinity), Debian's
+//!   packages, driven by the Python SDK: a modern `clarify` whose retry another replica serves,
+//!   a legacy session continued after the replica that opened it is killed, a replica killed
+//!   mid-flight failing only its own calls, and Redis going away mid-flight.
 
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

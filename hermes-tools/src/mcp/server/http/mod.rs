@@ -26,6 +26,12 @@
 //!   close it and its answer wait for the client to come back (see [`polling`](super::polling));
 //! - **DELETE** of a session answers 204 (the Python SDK accepts 200 and 204, not `rmcp`'s
 //!   202), and 404 for a session that does not exist;
+//! - **fleet** (feature `mcp-redis`): with a shared store, `rmcp` writes each new session to
+//!   it and restores, on this replica, a session another replica opened; the gate answers an
+//!   `initialize` whose session did not reach the store as 503 (rmcp only logs that), refreshes
+//!   a session's record on each of its requests (in the background: a session held here is
+//!   served while the store is down), and serves a DELETE of a session held elsewhere. With
+//!   `replica_id`, every answer names this replica in `Hermes-Replica`;
 //! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
 //!   gets a JSON-RPC error body.
 
