@@ -370,7 +370,7 @@ pub enum ServeError {
     Initialize(#[source] Box<ServerInitializeError>),
     /// The shared store failed (see [`ToolServer::shared_store`]).
     #[cfg(feature = "mcp-redis")]
-    #[error("cannot serve MCP from the shared store: {0}")]
+    #[error("refusing to serve MCP: {0}")]
     Store(#[from] StoreError),
     /// The agent-loop tools were asked for on a server sharing its sessions with other
     /// replicas: their state lives in one process (see [Fleet](self#fleet)).
