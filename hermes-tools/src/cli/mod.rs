@@ -51,6 +51,11 @@
 mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
+#[cfg(feature = "mcp")]
+mod serve;
+
+#[cfg(feature = "mcp")]
+use self::serve::ServeFlags;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -135,89 +140,6 @@ enum Command {
         #[command(flatten)]
         limits: ServeFlags,
     },
-}
-
-/// `serve`'s flags beyond the selection (see [`crate::mcp::server::ToolServer`]).
-#[cfg(feature = "mcp")]
-#[derive(clap::Args)]
-struct ServeFlags {
-    /// Serve the agent-loop tools (todo, memory, ...), each MCP session with its own state;
-    /// without it they are neither listed nor callable.
-    #[arg(long)]
-    agent_loop_tools: bool,
-    /// A browser origin allowed to call the HTTP endpoint besides loopback ones
-    /// (scheme://host[:port]); repeat or separate with commas.
-    #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
-    allow_origin: Vec<String>,
-    /// How many HTTP sessions may live at once; another `initialize` is refused [default: 100].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
-    max_sessions: Option<u32>,
-    /// Seconds an HTTP session may stay idle before it ends [default: 1800].
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    session_idle_secs: Option<u64>,
-    /// Require a bearer token on every HTTP request, from this file (one per line; `#`
-    /// comments): with it, `--http` may listen beyond loopback.
-    #[arg(long, value_name = "PATH", requires = "http")]
-    token_file: Option<std::path::PathBuf>,
-    /// Require a bearer token on every HTTP request, from this environment variable (tokens
-    /// separated by spaces or commas).
-    #[arg(
-        long,
-        value_name = "NAME",
-        requires = "http",
-        conflicts_with = "token_file"
-    )]
-    token_env: Option<String>,
-    /// Require an OAuth access token on every HTTP request, issued by this authorization
-    /// server (its issuer URL) for this endpoint and checked by introspection: with it,
-    /// `--http` may listen beyond loopback.
-    #[cfg(feature = "mcp-remote")]
-    #[arg(
-        long,
-        value_name = "URL",
-        requires_all = ["http", "oauth_client_id"],
-        conflicts_with_all = ["token_file", "token_env"]
-    )]
-    oauth_issuer: Option<String>,
-    /// The endpoint's public URL, which tokens must be issued for [default: http://ADDR/mcp].
-    #[cfg(feature = "mcp-remote")]
-    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
-    oauth_resource: Option<String>,
-    /// This server's client id at the authorization server, for introspection.
-    #[cfg(feature = "mcp-remote")]
-    #[arg(long, value_name = "ID", requires = "oauth_issuer")]
-    oauth_client_id: Option<String>,
-    /// The environment variable holding its client secret.
-    #[cfg(feature = "mcp-remote")]
-    #[arg(
-        long,
-        value_name = "NAME",
-        requires = "oauth_issuer",
-        default_value = "HERMES_OAUTH_CLIENT_SECRET"
-    )]
-    oauth_client_secret_env: String,
-    /// A scope every token must carry; repeat or separate with commas.
-    #[cfg(feature = "mcp-remote")]
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "SCOPE",
-        requires = "oauth_issuer"
-    )]
-    oauth_scope: Vec<String>,
-    /// Seconds a 2026-07-28 client may take to answer a tool's question (the sealed
-    /// requestState's lifetime) [default: 600]. The keys sealing it come from
-    /// HERMES_MCP_STATE_KEYS (`id=secret`, comma-separated, the first sealing; replicas share
-    /// them); without it, a random key of this process's.
-    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
-    request_state_ttl_secs: Option<u64>,
-    /// Seconds a 2026-07-28 client may keep a list as fresh (its `ttlMs`; 0: do not cache)
-    /// [default: 60].
-    #[arg(long, value_name = "SECS")]
-    list_ttl_secs: Option<u64>,
-    /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
-    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
-    max_message_bytes: Option<u64>,
 }
 
 /// The CLI over a registry (the global one by default) and the context its calls receive.
@@ -731,119 +653,6 @@ fn write_mcp_report(
         writeln!(out, "{status}")?;
     }
     Ok(())
-}
-
-#[cfg(feature = "mcp")]
-impl Cli {
-    fn serve(
-        &self,
-        selection: crate::toolsets::Selection,
-        http: Option<std::net::SocketAddr>,
-        flags: ServeFlags,
-    ) -> ExitCode {
-        use crate::mcp::server::{
-            BearerTokens, REQUEST_STATE_KEYS_ENV, RequestStateKeys, ServeError, ToolServer,
-        };
-
-        // Each MCP session gets the context in a session of its own (see ToolServer); never
-        // the operator's extensions: a client's request must not reach this terminal.
-        let mut server = ToolServer::new(self.tools().clone())
-            .context(self.context.clone())
-            .selection(selection)
-            .agent_loop_tools(flags.agent_loop_tools)
-            .allow_origins(flags.allow_origin);
-        if let Some(sessions) = flags.max_sessions {
-            server = server.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
-        }
-        if let Some(secs) = flags.session_idle_secs {
-            server = server.session_idle_timeout(std::time::Duration::from_secs(secs));
-        }
-        if let Some(bytes) = flags.max_message_bytes {
-            server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));
-        }
-        if let Some(secs) = flags.list_ttl_secs {
-            server = server.list_ttl(std::time::Duration::from_secs(secs));
-        }
-        if let Some(secs) = flags.request_state_ttl_secs {
-            server = server.request_state_ttl(std::time::Duration::from_secs(secs));
-        }
-        if std::env::var_os(REQUEST_STATE_KEYS_ENV).is_some() {
-            match RequestStateKeys::from_env(REQUEST_STATE_KEYS_ENV) {
-                Ok(keys) => server = server.request_state_keys(keys),
-                Err(err) => {
-                    eprintln!("error: {REQUEST_STATE_KEYS_ENV}: {err}");
-                    return ExitCode::from(2);
-                }
-            }
-        }
-        let tokens = match (&flags.token_file, &flags.token_env) {
-            (Some(path), _) => Some(BearerTokens::from_file(path)),
-            (None, Some(name)) => Some(BearerTokens::from_env(name)),
-            (None, None) => None,
-        };
-        match tokens {
-            Some(Ok(tokens)) => server = server.require_bearer(tokens),
-            Some(Err(err)) => {
-                eprintln!("error: bearer tokens refused: {err}");
-                return ExitCode::from(2);
-            }
-            None => {}
-        }
-        #[cfg(feature = "mcp-remote")]
-        if let Some(issuer) = flags.oauth_issuer {
-            let secret_env = flags.oauth_client_secret_env;
-            let Some(client_secret) = std::env::var(&secret_env).ok().filter(|s| !s.is_empty())
-            else {
-                eprintln!(
-                    "error: --oauth-issuer needs the client secret in the environment variable \
-                     {secret_env} (set it, or name another with --oauth-client-secret-env)"
-                );
-                return ExitCode::from(2);
-            };
-            server = server.require_oauth(crate::mcp::server::OAuthResourceConfig {
-                issuer,
-                resource: flags.oauth_resource,
-                client_id: flags.oauth_client_id.unwrap_or_default(),
-                client_secret,
-                scopes: flags.oauth_scope,
-            });
-        }
-        let runtime = match tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-        {
-            Ok(runtime) => runtime,
-            Err(err) => {
-                eprintln!("error: cannot start the async runtime: {err}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let served = runtime.block_on(async move {
-            match http {
-                None => server.serve_stdio().await,
-                Some(addr) => {
-                    let endpoint = server.bind_http(addr).await?;
-                    eprintln!("listening on {}", endpoint.url());
-                    endpoint.serve().await
-                }
-            }
-        });
-        match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(
-                err @ (ServeError::Selection(_)
-                | ServeError::NotLoopback { .. }
-                | ServeError::Origin(_)),
-            ) => {
-                eprintln!("error: {err}");
-                ExitCode::from(2)
-            }
-            Err(err) => {
-                eprintln!("error: {err}");
-                ExitCode::FAILURE
-            }
-        }
-    }
 }
 
 /// Reads a config file; a relative `plugins.dir` is taken relative to the file, not to

@@ -421,6 +421,9 @@
 //! (With the proxy on the same host, `serve` itself can stay on loopback; `0.0.0.0` is for a
 //! network the operator already trusts to carry the TLS-less hop.)
 //!
+//! Many replicas of one server behind a load balancer, sharing sessions through Redis (`serve
+//! --store`, feature `mcp-redis`): see [Fleet](server#fleet).
+//!
 //! ## OAuth resource-server mode
 //!
 //! Instead of static tokens, `serve` can accept access tokens that the organisation's
@@ -485,6 +488,11 @@
 //!   extension, `roots/list` and MRTR on `prompts/get` (a tool cannot ask for roots, a prompt
 //!   cannot ask), SEP-2243 `x-mcp-header`, per-request `logLevel`, and two SHOULDs on a retry
 //!   without its `requestState` (refused: answers are matched to questions through the state).
+//! - a fleet (`example-tools/tests/fleet.rs`): three `serve --http` replicas sharing a
+//!   `redis-server` and the state keys behind HAProxy (round robin, no affinity), Debian's
+//!   packages, driven by the Python SDK: a modern `clarify` whose retry another replica serves,
+//!   a legacy session continued after the replica that opened it is killed, a replica killed
+//!   mid-flight failing only its own calls, and Redis going away mid-flight.
 
 #[cfg(feature = "mcp")]
 #[cfg_attr(docsrs, doc(cfg(feature = "mcp")))]

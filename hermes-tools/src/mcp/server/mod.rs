@@ -138,6 +138,58 @@
 //! The methods the 2026-07-28 era removed (`initialize`, `ping`, `logging/setLevel`,
 //! `resources/subscribe`, `resources/unsubscribe`) answer a request of that era -32601
 //! (HTTP 404); sessions of the `initialize` era keep them.
+//!
+//! # Fleet
+//!
+//! `serve --http` runs as several replicas behind a load balancer (round robin; no affinity
+//! needed), each given the same tools, tokens and `HERMES_MCP_STATE_KEYS`, and, with feature
+//! `mcp-redis`, the same Redis (`ToolServer::shared_store`; `serve --store`):
+//!
+//! ```text
+//!                                  ┌─ serve --http 10.0.0.11:8080 --store redis://10.0.0.7:6379/0 --replica-id a
+//! clients ── TLS, round robin ─────┼─ serve --http 10.0.0.12:8080 --store redis://10.0.0.7:6379/0 --replica-id b
+//!            (HAProxy, nginx)      └─ serve --http 10.0.0.13:8080 --store redis://10.0.0.7:6379/0 --replica-id c
+//! ```
+//!
+//! What crosses replicas, and how:
+//!
+//! - **requests of the 2026-07-28 era** belong to no session: any replica answers any. A
+//!   tool's question travels in the sealed `requestState` the client sends back (see
+//!   [Questions](self#questions)), which every replica holding the same keys opens: nothing is
+//!   stored, so the retry may reach another replica;
+//! - **sessions of the `initialize` era**, with a store: `rmcp` writes each session's
+//!   `initialize` parameters at `<prefix>session:<id>` (prefix `hermes:mcp:` unless
+//!   `--store-prefix`; `RedisSessionStore`), kept for the
+//!   [idle timeout](ToolServer::session_idle_timeout) after the session's last request on any
+//!   replica; a replica asked about a session it does not hold replays that `initialize` and
+//!   serves the request. A DELETE on any replica ends the session in the store.
+//!
+//! What stays in one replica's memory:
+//!
+//! - a session's **tool state** ([`ToolContext::session_state`](crate::ToolContext::session_state)):
+//!   a session continued on another replica gets a session of its own there (another `mcp-…`
+//!   id, an empty state). So [`agent_loop_tools`](ToolServer::agent_loop_tools), whose state
+//!   (a todo list, memory) would silently start over, are refused with a store
+//!   (`ServeError::AgentLoopToolsInFleet`; `--agent-loop-tools` conflicts with `--store`);
+//! - **questions of the `initialize` era** (`elicitation/create` on a call's stream): the
+//!   client's answer is a POST the balancer may send to another replica, where nobody waits for
+//!   it. Serve those clients with session affinity (HAProxy: `stick on hdr(mcp-session-id)`), or
+//!   let them speak the 2026-07-28 era;
+//! - a call's stream closed by its tool (SSE polling), resumed with `Last-Event-ID`: only on
+//!   the replica that ran it;
+//! - [`max_sessions`](ToolServer::max_sessions) counts per replica, and a session's owner
+//!   (bearer or OAuth, see [Streamable HTTP](self#streamable-http)) is checked by the replica
+//!   that opened it: behind tokens, give a fleet the affinity above, or one identity.
+//!
+//! Redis must answer when a replica starts: otherwise `serve` refuses to serve, naming the
+//! address. Later, each store command is bounded by the store's timeout (2 s; `--store-timeout-ms`):
+//! a request that needs the store while it fails (a session this replica does not hold, a new
+//! session) is answered with a JSON-RPC error saying so, never left waiting; sessions a replica
+//! holds and requests of the 2026-07-28 era go on being served. The connection comes back by
+//! itself when Redis does (an empty Redis has lost the sessions: their clients start new
+//! ones). `--replica-id NAME` names the replica in a `Hermes-Replica` header on every answer.
+//! The store speaks plain TCP: keep Redis beside the replicas (a password goes in the URL,
+//! `redis://:password@host:port/db`, and is never shown).
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -169,6 +221,8 @@ mod http;
 mod jsonrpc;
 mod mrtr;
 mod stdio;
+#[cfg(feature = "mcp-redis")]
+pub mod store;
 mod watch;
 
 pub use convert::annotations;
@@ -179,6 +233,11 @@ pub use http::oauth::{OAuthResourceConfig, ResourceServerError};
 pub use http::origin::InvalidOrigin;
 pub use mrtr::{
     DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEYS_ENV, RequestStateKeys, RequestStateKeysError,
+};
+#[cfg(feature = "mcp-redis")]
+pub use store::{
+    DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT, RedisSessionStore, RedisStore, RedisStoreConfig,
+    StoreError,
 };
 
 /// How often a connection looks for a changed listing, unless set with
@@ -247,6 +306,11 @@ struct Limits {
     /// OAuth resource-server mode, when required.
     #[cfg(feature = "mcp-remote")]
     oauth: Option<OAuthResourceConfig>,
+    /// The store shared with the other replicas of a fleet, when there is one.
+    #[cfg(feature = "mcp-redis")]
+    store: Option<RedisStore>,
+    /// The name of this replica, sent in the `Hermes-Replica` header of every HTTP answer.
+    replica: Option<axum::http::HeaderValue>,
 }
 
 impl Clone for ToolServer {
@@ -327,6 +391,26 @@ pub enum ServeError {
     /// The client went away or misbehaved before the session began.
     #[error("the MCP session did not start: {0}")]
     Initialize(#[source] Box<ServerInitializeError>),
+    /// The shared store failed (see [`ToolServer::shared_store`]).
+    #[cfg(feature = "mcp-redis")]
+    #[error("refusing to serve MCP: {0}")]
+    Store(#[from] StoreError),
+    /// The agent-loop tools were asked for on a server sharing its sessions with other
+    /// replicas: their state lives in one process (see [Fleet](self#fleet)).
+    #[cfg(feature = "mcp-redis")]
+    #[error(
+        "refusing to serve the agent-loop tools from a fleet: their state (a todo list, \
+         memory) lives in one replica's memory, and a session continued on another replica \
+         would silently start over; drop `--agent-loop-tools` (`ToolServer::agent_loop_tools`) \
+         or the shared store (`--store`; `ToolServer::shared_store`)"
+    )]
+    AgentLoopToolsInFleet,
+    /// An invalid replica name (see [`ToolServer::replica_id`]).
+    #[error(
+        "the replica id {0:?} cannot be sent in an HTTP header: use letters, digits, `-`, `_` \
+         and `.` (at most 64)"
+    )]
+    ReplicaId(String),
     /// The connection or listener failed while serving.
     #[error("MCP server I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -353,6 +437,9 @@ impl ToolServer {
                 bearer: None,
                 #[cfg(feature = "mcp-remote")]
                 oauth: None,
+                #[cfg(feature = "mcp-redis")]
+                store: None,
+                replica: None,
             },
             implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
             instructions: None,
@@ -529,6 +616,52 @@ impl ToolServer {
         self
     }
 
+    /// Shares this server's sessions of the `initialize` era with the other replicas of a
+    /// fleet through `store` (feature `mcp-redis`; `serve --store redis://...`): a session
+    /// opened on one replica is continued on whichever replica the load balancer picks (see
+    /// [Fleet](self#fleet)). [`bind_http`](Self::bind_http) refuses it with
+    /// [`agent_loop_tools`](Self::agent_loop_tools), whose state cannot follow a session.
+    ///
+    /// ```no_run
+    /// use hermes_tools::ToolRegistry;
+    /// use hermes_tools::mcp::server::{RedisStore, RedisStoreConfig, ToolServer};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let store = RedisStore::connect(RedisStoreConfig::new("redis://10.0.0.7:6379/0")).await?;
+    /// let server = ToolServer::new(ToolRegistry::global()).shared_store(store);
+    /// server.bind_http("10.0.0.11:8080".parse()?).await?.serve().await?;
+    /// # Ok(()) }
+    /// ```
+    #[cfg(feature = "mcp-redis")]
+    #[must_use]
+    pub fn shared_store(mut self, store: RedisStore) -> Self {
+        self.limits.store = Some(store);
+        self
+    }
+
+    /// Names this replica in a `Hermes-Replica` header on every HTTP answer (`serve
+    /// --replica-id NAME`): which replica of a fleet answered, for the operator's logs and
+    /// tests. Letters, digits, `-`, `_` and `.`, at most 64; checked by
+    /// [`bind_http`](Self::bind_http).
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::ReplicaId`] for another name.
+    pub fn replica_id(mut self, id: &str) -> Result<Self, ServeError> {
+        let valid = !id.is_empty()
+            && id.len() <= 64
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+        match axum::http::HeaderValue::from_str(id) {
+            Ok(value) if valid => {
+                self.limits.replica = Some(value);
+                Ok(self)
+            }
+            _ => Err(ServeError::ReplicaId(id.to_owned())),
+        }
+    }
+
     /// Browser origins allowed to call the HTTP endpoint besides loopback ones, each
     /// `scheme://host[:port]` (or `null`), matched exactly. Requests with any other `Origin`
     /// are refused with 403; requests without one (SDKs, `curl`) are served. Checked by
@@ -623,6 +756,10 @@ impl ToolServer {
             return Err(ServeError::NotLoopback { addr });
         }
         self.check()?;
+        #[cfg(feature = "mcp-redis")]
+        if self.limits.store.is_some() && self.agent_loop_tools {
+            return Err(ServeError::AgentLoopToolsInFleet);
+        }
         let origins = http::origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
         HttpEndpoint::bind(self, origins, addr).await
     }

@@ -26,6 +26,12 @@
 //!   close it and its answer wait for the client to come back (see [`polling`](super::polling));
 //! - **DELETE** of a session answers 204 (the Python SDK accepts 200 and 204, not `rmcp`'s
 //!   202), and 404 for a session that does not exist;
+//! - **fleet** (feature `mcp-redis`): with a shared store, `rmcp` writes each new session to
+//!   it and restores, on this replica, a session another replica opened; the gate answers an
+//!   `initialize` whose session did not reach the store as 503 (rmcp only logs that), refreshes
+//!   a session's record on each of its requests (in the background: a session held here is
+//!   served while the store is down), and serves a DELETE of a session held elsewhere. With
+//!   `replica_id`, every answer names this replica in `Hermes-Replica`;
 //! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
 //!   gets a JSON-RPC error body.
 
@@ -48,6 +54,8 @@ use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use parking_lot::Mutex;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+#[cfg(feature = "mcp-redis")]
+use rmcp::transport::streamable_http_server::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::Value;
@@ -64,6 +72,9 @@ use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.
 const SESSION_HEADER: &str = "mcp-session-id";
+
+/// The header naming the replica that answered (see `ToolServer::replica_id`).
+const REPLICA_HEADER: &str = "hermes-replica";
 
 /// The header naming a request's protocol version.
 const PROTOCOL_HEADER: &str = "mcp-protocol-version";
@@ -187,6 +198,17 @@ impl HttpEndpoint {
         // tool that closed its stream may report progress and ask questions meanwhile.
         manager.session_config.channel_capacity = STREAM_MESSAGES_KEPT;
         let manager = Arc::new(manager);
+        // Sessions continued on any replica: rmcp keeps each session's `initialize` in the
+        // store and replays it on a replica that does not hold the session.
+        #[cfg(feature = "mcp-redis")]
+        let sessions = limits
+            .store
+            .as_ref()
+            .map(|store| Arc::new(store.session_store(limits.session_idle_timeout)));
+        #[cfg(feature = "mcp-redis")]
+        if let Some(sessions) = &sessions {
+            config.session_store = Some(Arc::clone(sessions) as _);
+        }
         let streams = Arc::new(Streams::new(
             Arc::clone(&manager),
             limits.session_idle_timeout,
@@ -204,6 +226,9 @@ impl HttpEndpoint {
             #[cfg(feature = "mcp-remote")]
             oauth: self.oauth,
             origins: self.origins,
+            #[cfg(feature = "mcp-redis")]
+            sessions,
+            replica: limits.replica.clone(),
             max_sessions: limits.max_sessions,
             max_body: limits.max_message_bytes,
             idle: limits.session_idle_timeout,
@@ -246,6 +271,11 @@ struct Gate {
     #[cfg(feature = "mcp-remote")]
     oauth: Option<Arc<ResourceServer>>,
     origins: AllowedOrigins,
+    /// The sessions shared with the other replicas, when there is a store.
+    #[cfg(feature = "mcp-redis")]
+    sessions: Option<Arc<crate::mcp::server::store::RedisSessionStore>>,
+    /// This replica's name, sent on every answer.
+    replica: Option<HeaderValue>,
     max_sessions: usize,
     max_body: usize,
     idle: Duration,
@@ -264,6 +294,16 @@ impl Drop for Opening<'_> {
 }
 
 async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
+    let mut response = answer(&gate, request).await;
+    if let Some(replica) = &gate.replica {
+        response
+            .headers_mut()
+            .insert(REPLICA_HEADER, replica.clone());
+    }
+    response
+}
+
+async fn answer(gate: &Gate, request: Request) -> Response {
     // Who is asking, when tokens are required: the sessions they open are theirs alone.
     let mut owner = None;
     if let Some(tokens) = &gate.bearer {
@@ -433,6 +473,7 @@ impl Gate {
             Err(response) => return response,
         };
         let session = session_of(&parts.headers);
+        self.touch(session);
         let (id, opens_session, is_call) = match jsonrpc::read_message(&bytes) {
             Incoming::Message(message) => match &*message {
                 ClientJsonRpcMessage::Request(request) => (
@@ -492,9 +533,11 @@ impl Gate {
             );
             return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
         };
-        let response = self.forward(request, id).await;
+        let response = self.forward(request, id.clone()).await;
         // rmcp has registered the session (or failed to) by the time it answers.
         drop(place);
+        #[cfg(feature = "mcp-redis")]
+        let response = self.shared(response, id).await;
         if let Some(owner) = owner
             && let Some(session) = session_of(response.headers())
         {
@@ -521,6 +564,7 @@ impl Gate {
     /// tool closed that stream sends its answer once the resumed stream is flowing.
     async fn get(&self, request: Request) -> Response {
         let headers = request.headers();
+        self.touch(session_of(headers));
         let resuming = session_of(headers)
             .zip(
                 headers
@@ -545,6 +589,14 @@ impl Gate {
                 .await
                 .contains_key(session.as_str())
         {
+            #[cfg(feature = "mcp-redis")]
+            match self.held_elsewhere(&session).await {
+                // rmcp ends it here (nothing to end) and in the store.
+                Ok(true) => {}
+                Ok(false) => return no_such_session(),
+                Err(response) => return response,
+            }
+            #[cfg(not(feature = "mcp-redis"))]
             return no_such_session();
         }
         let mut response = self.forward(request, None).await;
@@ -552,6 +604,58 @@ impl Gate {
             *response.status_mut() = StatusCode::NO_CONTENT;
         }
         response
+    }
+
+    /// Keeps a shared session's record for another idle timeout, without holding up the
+    /// request: a session this replica holds is served even while the store is down.
+    fn touch(&self, session: Option<&str>) {
+        #[cfg(feature = "mcp-redis")]
+        if let (Some(sessions), Some(session)) = (&self.sessions, session) {
+            let (sessions, session) = (Arc::clone(sessions), session.to_owned());
+            tokio::spawn(async move {
+                if let Err(err) = sessions.touch(&session).await {
+                    tracing::warn!(%err, "a shared session's record was not refreshed");
+                }
+            });
+        }
+        #[cfg(not(feature = "mcp-redis"))]
+        let _ = session;
+    }
+
+    /// Whether the store holds a session this replica does not (a DELETE of it is then
+    /// served); the answer to give when the store failed.
+    #[cfg(feature = "mcp-redis")]
+    async fn held_elsewhere(&self, session: &str) -> Result<bool, Response> {
+        let Some(sessions) = &self.sessions else {
+            return Ok(false);
+        };
+        sessions
+            .holds(session)
+            .await
+            .map_err(|err| store_failed(None, &err))
+    }
+
+    /// The answer to an `initialize`, once its session is in the store: rmcp only logs a
+    /// failure to store it, which would leave a session the other replicas cannot continue.
+    #[cfg(feature = "mcp-redis")]
+    async fn shared(&self, response: Response, id: Option<Value>) -> Response {
+        let (Some(sessions), Some(session)) = (&self.sessions, session_of(response.headers()))
+        else {
+            return response;
+        };
+        let failure = match sessions.holds(session).await {
+            Ok(true) => return response,
+            Ok(false) => crate::mcp::server::StoreError::from_message(
+                "the new session was not written to the shared store".to_owned(),
+            ),
+            Err(err) => err,
+        };
+        // Not shared, so not opened: the client retries, and another replica may succeed.
+        let session = session.to_owned();
+        if let Err(err) = self.manager.close_session(&session.into()).await {
+            tracing::warn!(%err, "an unshared session could not be ended");
+        }
+        store_failed(id, &failure)
     }
 
     /// `rmcp` answers; a plain-text error of its gets a JSON-RPC body (with `id`, if known).
@@ -586,6 +690,22 @@ impl Gate {
         }
         rewritten
     }
+}
+
+/// 503 for a request the shared store failed: what failed, and to retry.
+#[cfg(feature = "mcp-redis")]
+fn store_failed(id: Option<Value>, err: &crate::mcp::server::StoreError) -> Response {
+    tracing::warn!(%err, "an MCP request failed on the shared store");
+    let error = JsonRpcError::new(
+        id,
+        ErrorCode::INTERNAL_ERROR.0,
+        format!("the request could not be served: {err}; retry later"),
+    );
+    let mut response = json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
 }
 
 /// 404 for a request naming a session that does not exist (for its caller).
