@@ -44,9 +44,9 @@ use serde::de::DeserializeOwned;
 mod mcp;
 
 #[cfg(feature = "mcp")]
-pub(crate) use mcp::display_url;
+pub(crate) use mcp::{MODERN_PROTOCOL_VERSION, display_url};
 pub use mcp::{
-    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpServerConfig, McpTransport, OAuthConfig,
+    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport, OAuthConfig,
     SamplingConfig,
 };
 

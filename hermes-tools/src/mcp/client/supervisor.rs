@@ -18,7 +18,7 @@ use super::upstream::{Listing, Server};
 use rmcp::model::ClientRequest;
 use rmcp::service::RoleClient;
 
-use super::session::{Handler, Running};
+use super::session::{Failure, Handler, Lifecycle, Running};
 use super::utility::Utility;
 use crate::ToolRegistry;
 use crate::config::McpTransport;
@@ -277,9 +277,26 @@ async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Li
     }
 }
 
-/// Reaches the server over its transport and initialises the MCP session, within
-/// `connect_timeout_secs`.
+/// Reaches the server over its transport and begins the MCP session in the era its
+/// `protocol` asks for (see [`Lifecycle`]), within `connect_timeout_secs`: under `auto`, a
+/// server whose `server/discover` names only versions with a handshake is reached again
+/// through `initialize` (a new process, for a stdio server).
 async fn connect(server: &Arc<Server>) -> Result<Running, String> {
+    let lifecycle = Lifecycle::of(&server.config);
+    let running = match connect_in(server, &lifecycle).await {
+        Err(failure) if failure.wants_handshake => {
+            tracing::info!(server = %server.name, reason = %redacted(failure.reason), "MCP server speaks only versions with a handshake; reaching it through `initialize`");
+            connect_in(server, &Lifecycle::handshake()).await
+        }
+        other => other,
+    }
+    .map_err(|failure| failure.reason)?;
+    server.set_era(super::session::era(&running));
+    Ok(running)
+}
+
+/// One attempt of [`connect`].
+async fn connect_in(server: &Arc<Server>, lifecycle: &Lifecycle) -> Result<Running, Failure> {
     let handler = Handler::new(
         &server.refresh,
         &server.answerers,
@@ -289,15 +306,16 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
     match &server.config.transport {
         McpTransport::Stdio { command, args, env } => {
-            let name = &server.name;
-            super::stdio::connect(name, &server.endpoint, handler, limit, command, args, env).await
+            let (name, endpoint) = (&server.name, &server.endpoint);
+            super::stdio::connect(name, endpoint, handler, lifecycle, limit, command, args, env)
+                .await
         }
         McpTransport::Http { url, headers } => {
             let oauth = server.oauth.as_ref();
-            super::remote::connect(handler, limit, url, headers, false, oauth).await
+            super::remote::connect((handler, lifecycle), limit, url, headers, false, oauth).await
         }
         McpTransport::Sse { url, headers } => {
-            super::remote::connect(handler, limit, url, headers, true, None).await
+            super::remote::connect((handler, lifecycle), limit, url, headers, true, None).await
         }
     }
 }

@@ -31,7 +31,7 @@ use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
-use super::{McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
+use super::{Era, McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -70,11 +70,20 @@ pub(crate) struct Server {
     report: Mutex<Report>,
 }
 
+impl Server {
+    /// Records the era of the connection just made.
+    pub(crate) fn set_era(&self, era: Option<Era>) {
+        self.report.lock().era = era;
+    }
+}
+
 /// What the server's status reports, and what it has in the registry.
 struct Report {
     state: ServerState,
     rejected: Vec<RejectedTool>,
     refreshes: u64,
+    /// The era of the latest connection.
+    era: Option<Era>,
     /// Registered tools by registry name, with what they were registered from.
     registered: BTreeMap<String, Planned>,
 }
@@ -147,6 +156,7 @@ impl Server {
                 state,
                 rejected: Vec::new(),
                 refreshes: 0,
+                era: None,
                 registered: BTreeMap::new(),
             }),
         }
@@ -161,6 +171,7 @@ impl Server {
             state: report.state.clone(),
             rejected_tools: report.rejected.clone(),
             refreshes: report.refreshes,
+            era: report.era.clone(),
         }
     }
 
