@@ -72,6 +72,7 @@ mod breaker;
 mod call_result;
 #[cfg(feature = "mcp-remote")]
 mod expand;
+mod mrtr;
 mod naming;
 pub(crate) mod normalise;
 mod oauth;

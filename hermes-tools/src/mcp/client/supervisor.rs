@@ -175,8 +175,12 @@ async fn serve(
         listing = list_tools(server, &peer) => Some(listing),
         () = stopped(stop) => None,
     };
+    // When the listing's `ttlMs` lapses, it is listed again (by this timer, so that the
+    // registry, which the model reads tool definitions from, is never staler than the hint).
+    let mut relist_at = None;
     let failed = match listing {
         Some(Ok(listed)) => {
+            relist_at = lapse(&listed);
             server.apply_listing(registry, listed);
             None
         }
@@ -240,10 +244,27 @@ async fn serve(
                     Err(join) => join.to_string(),
                 }));
             }
+            () = relist(relist_at) => {
+                relist_at = None;
+                match list_tools(server, &peer).await {
+                    Ok(listed) => {
+                        relist_at = lapse(&listed);
+                        server.apply_listing(registry, listed);
+                    }
+                    Err(reason) => tracing::warn!(
+                        server = %server.name,
+                        reason = %crate::secrets::redact(&reason),
+                        "MCP tool re-listing after its ttlMs failed"
+                    ),
+                }
+            }
             () = server.refresh.notified() => {
                 server.count_refresh();
                 match list_tools(server, &peer).await {
-                    Ok(listed) => server.apply_listing(registry, listed),
+                    Ok(listed) => {
+                        relist_at = lapse(&listed);
+                        server.apply_listing(registry, listed);
+                    }
                     // A dead server also fails here; `closed` says so on the next turn.
                     Err(reason) => tracing::warn!(
                         server = %server.name,
@@ -262,13 +283,32 @@ async fn serve(
     }
 }
 
+/// When `listed` lapses (its `ttlMs`; none without one, or with 0: then only a list change
+/// makes the client list again).
+fn lapse(listed: &Listing) -> Option<tokio::time::Instant> {
+    listed.fresh_for.map(|ttl| tokio::time::Instant::now() + ttl)
+}
+
+/// Waits until `at`, or forever without it.
+async fn relist(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The server's tools and the utilities it calls for, within `connect_timeout_secs`.
 async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Listing, String> {
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
     let listing = async {
-        let tools = peer.list_all_tools().await?;
+        let tools = peer.list_all_tools_with_cache_hint().await?;
         let utilities = Utility::offered(peer).await;
-        Ok::<_, rmcp::service::ServiceError>(Listing { tools, utilities })
+        let fresh_for = tools.ttl_ms.filter(|ttl| *ttl > 0).map(Duration::from_millis);
+        Ok::<_, rmcp::service::ServiceError>(Listing {
+            tools: tools.items,
+            utilities,
+            fresh_for,
+        })
     };
     match tokio::time::timeout(limit, listing).await {
         Ok(Ok(listing)) => Ok(listing),
