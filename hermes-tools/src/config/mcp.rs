@@ -461,7 +461,10 @@ impl TryFrom<RawServer> for McpServerConfig {
             .protocol
             .as_deref()
             .map_or(Ok(McpProtocol::Auto), McpProtocol::parse)?;
-        let pinned_modern = raw.protocol_version.as_deref().map(|v| v == MODERN_PROTOCOL_VERSION);
+        let pinned_modern = raw
+            .protocol_version
+            .as_deref()
+            .map(|v| v == MODERN_PROTOCOL_VERSION);
         match (protocol, pinned_modern) {
             (McpProtocol::Modern, Some(false)) => {
                 return Err(format!(
@@ -741,12 +744,17 @@ mod tests {
         let err = read("command = \"x\"\nprotocol = \"legacy\"\nprotocol_version = \"2026-07-28\"")
             .unwrap_err();
         assert!(err.contains("does not have"), "{err}");
-        let err = read("url = \"http://h/sse\"\ntransport = \"sse\"\nprotocol = \"modern\"").unwrap_err();
-        assert!(err.contains("only carries the `initialize` handshake"), "{err}");
+        let err =
+            read("url = \"http://h/sse\"\ntransport = \"sse\"\nprotocol = \"modern\"").unwrap_err();
+        assert!(
+            err.contains("only carries the `initialize` handshake"),
+            "{err}"
+        );
         let err = read("command = \"x\"\nprotocol = 1").unwrap_err();
         assert!(err.contains("protocol"), "{err}");
         // Both agree, or the version alone settles the era under `auto`.
-        let pinned = read("command = \"x\"\nprotocol = \"modern\"\nprotocol_version = \"2026-07-28\"");
+        let pinned =
+            read("command = \"x\"\nprotocol = \"modern\"\nprotocol_version = \"2026-07-28\"");
         assert!(pinned.is_ok(), "{pinned:?}");
         let pinned = read("command = \"x\"\nprotocol_version = \"2025-06-18\"").unwrap();
         assert_eq!(pinned.protocol, McpProtocol::Auto);

@@ -43,12 +43,12 @@ use serde::de::DeserializeOwned;
 
 mod mcp;
 
+pub use mcp::{
+    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport,
+    OAuthConfig, SamplingConfig,
+};
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::{MODERN_PROTOCOL_VERSION, display_url};
-pub use mcp::{
-    DEFAULT_OAUTH_REDIRECT_URI, MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport, OAuthConfig,
-    SamplingConfig,
-};
 
 /// Default time a check function's result is trusted, in seconds (Hermes: 30).
 pub const DEFAULT_CHECK_TTL_SECS: u64 = 30;

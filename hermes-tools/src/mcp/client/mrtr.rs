@@ -11,9 +11,7 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{
-    DEFAULT_MRTR_MAX_ROUNDS, InputRequest, InputRequiredResult, InputResponses,
-};
+use rmcp::model::{DEFAULT_MRTR_MAX_ROUNDS, InputRequest, InputRequiredResult, InputResponses};
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
@@ -56,12 +54,18 @@ pub(super) async fn answer(
     let mut responses = InputResponses::new();
     for (key, question) in questions {
         let response = match question {
-            InputRequest::Elicitation(request) => {
-                to_value(answerers.elicit(request.params).await.map_err(ServiceError::McpError)?)?
-            }
-            InputRequest::CreateMessage(request) => {
-                to_value(answerers.sample(request.params).await.map_err(ServiceError::McpError)?)?
-            }
+            InputRequest::Elicitation(request) => to_value(
+                answerers
+                    .elicit(request.params)
+                    .await
+                    .map_err(ServiceError::McpError)?,
+            )?,
+            InputRequest::CreateMessage(request) => to_value(
+                answerers
+                    .sample(request.params)
+                    .await
+                    .map_err(ServiceError::McpError)?,
+            )?,
             InputRequest::ListRoots(_) => {
                 return Err(ServiceError::McpError(ErrorData::invalid_request(
                     "the server asked for the client's roots, which this client does not offer",

@@ -24,8 +24,8 @@ pub(super) async fn connect(
     legacy_sse: bool,
     oauth: Option<&std::sync::Arc<super::oauth::OAuth>>,
 ) -> Result<Running, Failure> {
-    use rmcp::service::ClientServiceExt;
     use super::session::initialised;
+    use rmcp::service::ClientServiceExt;
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
@@ -57,9 +57,13 @@ pub(super) async fn connect(
                 ))
             })?
             .map_err(at)?;
-        return initialised(limit, lifecycle, handler.serve_with_lifecycle(transport, mode))
-            .await
-            .map_err(|failure| failure.map(at));
+        return initialised(
+            limit,
+            lifecycle,
+            handler.serve_with_lifecycle(transport, mode),
+        )
+        .await
+        .map_err(|failure| failure.map(at));
     }
     let custom = set
         .into_iter()
@@ -68,9 +72,13 @@ pub(super) async fn connect(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let Some(oauth) = oauth else {
         let transport = StreamableHttpClientTransport::from_config(config);
-        return initialised(limit, lifecycle, handler.serve_with_lifecycle(transport, mode))
-            .await
-            .map_err(|failure| failure.map(at));
+        return initialised(
+            limit,
+            lifecycle,
+            handler.serve_with_lifecycle(transport, mode),
+        )
+        .await
+        .map_err(|failure| failure.map(at));
     };
     let http = reqwest::Client::builder()
         .build()
@@ -78,10 +86,14 @@ pub(super) async fn connect(
     let client = oauth.client(http).await.map_err(at)?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let limit = oauth.connect_limit(limit);
-    initialised(limit, lifecycle, handler.serve_with_lifecycle(transport, mode))
-        .await
-        // What the authorization said explains a failure better than the 401 it left.
-        .map_err(|failure| failure.map(|err| at(oauth.failure().unwrap_or(err))))
+    initialised(
+        limit,
+        lifecycle,
+        handler.serve_with_lifecycle(transport, mode),
+    )
+    .await
+    // What the authorization said explains a failure better than the 401 it left.
+    .map_err(|failure| failure.map(|err| at(oauth.failure().unwrap_or(err))))
 }
 
 /// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.

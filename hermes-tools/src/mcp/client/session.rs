@@ -16,8 +16,8 @@ use rmcp::model::{
 #[allow(deprecated, reason = "sampling: see `requests`")]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{
-    ClientInitializeError, ClientLifecycleMode, MaybeSendFuture, NotificationContext, RequestContext, RoleClient,
-    RunningService,
+    ClientInitializeError, ClientLifecycleMode, MaybeSendFuture, NotificationContext,
+    RequestContext, RoleClient, RunningService,
 };
 use rmcp::transport::DynamicTransportError;
 use tokio::sync::Notify;

@@ -39,7 +39,10 @@ const STDERR_READ_LIMIT: u64 = 64 * 1024;
 const STDERR_LINE_CHARS: usize = 400;
 
 /// Starts the process and begins the MCP session as `lifecycle` says, within `limit`.
-#[allow(clippy::too_many_arguments, reason = "one call site, each argument a plain part")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, each argument a plain part"
+)]
 pub(super) async fn connect(
     name: &str,
     endpoint: &str,

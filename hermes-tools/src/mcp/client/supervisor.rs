@@ -226,6 +226,9 @@ async fn serve(
                 let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
                 let failure = match tokio::time::timeout(period, ping).await {
                     Ok(Ok(_)) => continue,
+                    // Any answer shows the server alive: a server of the 2026-07-28 era, which
+                    // has no `ping`, answers method not found (rmcp's does).
+                    Ok(Err(rmcp::service::ServiceError::McpError(_))) => continue,
                     Err(_) if server.activity.busy() => continue,
                     Ok(Err(err)) => err.to_string(),
                     Err(_) => "no answer".to_owned(),
@@ -286,7 +289,9 @@ async fn serve(
 /// When `listed` lapses (its `ttlMs`; none without one, or with 0: then only a list change
 /// makes the client list again).
 fn lapse(listed: &Listing) -> Option<tokio::time::Instant> {
-    listed.fresh_for.map(|ttl| tokio::time::Instant::now() + ttl)
+    listed
+        .fresh_for
+        .map(|ttl| tokio::time::Instant::now() + ttl)
 }
 
 /// Waits until `at`, or forever without it.
@@ -303,7 +308,10 @@ async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Li
     let listing = async {
         let tools = peer.list_all_tools_with_cache_hint().await?;
         let utilities = Utility::offered(peer).await;
-        let fresh_for = tools.ttl_ms.filter(|ttl| *ttl > 0).map(Duration::from_millis);
+        let fresh_for = tools
+            .ttl_ms
+            .filter(|ttl| *ttl > 0)
+            .map(Duration::from_millis);
         Ok::<_, rmcp::service::ServiceError>(Listing {
             tools: tools.items,
             utilities,
@@ -347,8 +355,10 @@ async fn connect_in(server: &Arc<Server>, lifecycle: &Lifecycle) -> Result<Runni
     match &server.config.transport {
         McpTransport::Stdio { command, args, env } => {
             let (name, endpoint) = (&server.name, &server.endpoint);
-            super::stdio::connect(name, endpoint, handler, lifecycle, limit, command, args, env)
-                .await
+            super::stdio::connect(
+                name, endpoint, handler, lifecycle, limit, command, args, env,
+            )
+            .await
         }
         McpTransport::Http { url, headers } => {
             let oauth = server.oauth.as_ref();

@@ -24,7 +24,6 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::breaker::CircuitBreaker;
-use super::{mrtr, naming};
 use super::normalise::normalise;
 use super::oauth::OAuth;
 use super::progress::ProgressRoutes;
@@ -32,6 +31,7 @@ use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
 use super::{Era, McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
+use super::{mrtr, naming};
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -495,6 +495,8 @@ async fn request(
                         let empty = CallToolResult::default();
                         return Ok(call_result::from_result(&server, &tool, empty, typed));
                     }
+                    // Asking the user once more would be in vain: no retry follows.
+                    ServerResult::InputRequiredResult(_) if round == mrtr::MAX_ROUNDS => break,
                     ServerResult::InputRequiredResult(asked) => {
                         let retry = mrtr::answer(&answerers, asked, round).await?;
                         params.input_responses = retry.responses;
