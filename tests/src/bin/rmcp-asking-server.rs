@@ -10,7 +10,7 @@ use rmcp::ErrorData;
 use rmcp::ServiceExt;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResponse, CallToolResult, Content, InputRequiredResult};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, InputRequiredResult};
 use rmcp::tool_router;
 use serde_json::json;
 
@@ -63,7 +63,7 @@ impl AskingServer {
             answer["action"].as_str().unwrap_or("?"),
             state.as_deref().unwrap_or("none")
         );
-        Ok(CallToolResult::success(vec![Content::text(text)]).into())
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
     }
 
     #[rmcp::tool(
