@@ -110,8 +110,11 @@ fn list_shows_the_servers_toolset_tools_and_state() {
         assert_eq!(columns[4], "available", "{line}");
         assert!(line.contains("mcp:time (sh -c "), "provenance in {line}");
     }
+    // The era follows the status: `(MCP 2026-07-28 via server/discover)` or `(MCP … via
+    // initialize)`, whichever the server's SDK speaks.
     assert!(
-        text.ends_with("1 MCP servers\ntime (mcp-time): running, 2 tools\n"),
+        text.contains("1 MCP servers\ntime (mcp-time): running, 2 tools (MCP 20")
+            && text.ends_with(")\n"),
         "{text}"
     );
     assert_eq!(started(dir.path()), 1);
@@ -342,7 +345,8 @@ fn a_remote_server_is_listed_and_called_with_its_token_from_the_environment() {
         "{line}"
     );
     assert!(
-        text.ends_with("1 MCP servers\nremote (mcp-remote): running, 6 tools\n"),
+        text.contains("1 MCP servers\nremote (mcp-remote): running, 6 tools (MCP 20")
+            && text.ends_with(")\n"),
         "{text}"
     );
 

@@ -112,14 +112,66 @@ pub struct McpServerConfig {
     /// What the server may ask of the agent's model (`[mcp_servers.<name>.sampling]`), when
     /// the agent's asker answers sampling.
     pub sampling: SamplingConfig,
-    /// The MCP protocol version the client offers when it connects (one of
-    /// [`MCP_PROTOCOL_VERSIONS`]); none: the newest. A server that supports an older one
-    /// answers with it and the client follows; this is for one that refuses instead.
+    /// Which era of MCP the client speaks to the server (`protocol`, default
+    /// [`McpProtocol::Auto`]): the 2026-07-28 revision's `server/discover` and per-request
+    /// `_meta`, the `initialize` handshake of earlier revisions, or the first that works.
+    pub protocol: McpProtocol,
+    /// The MCP protocol version the client asks for (one of [`MCP_PROTOCOL_VERSIONS`]), which
+    /// also settles the era: `"2026-07-28"` is spoken through `server/discover` only, an
+    /// earlier version through the `initialize` handshake only (no probe). None: the newest of
+    /// the era (2026-07-28 through `server/discover`, and 2025-11-25 offered in `initialize`,
+    /// where a server that supports an older one answers with it and the client follows).
+    /// A version of the other era than an explicit `protocol` is refused when the config is
+    /// read.
     pub protocol_version: Option<String>,
     /// OAuth 2.1 authorization of a Streamable HTTP server (`[mcp_servers.<name>.oauth]`);
     /// none: the server is reached with its `headers` only.
     pub oauth: Option<OAuthConfig>,
 }
+
+/// Which era of MCP the client speaks to a server (`protocol = "auto" | "modern" | "legacy"` in
+/// `[mcp_servers.<name>]`).
+///
+/// The 2026-07-28 revision of MCP has no handshake: the client asks `server/discover` and
+/// every request carries the protocol version and the client's capabilities in its `_meta`;
+/// a server asks its questions by answering a call `input_required` (Multi Round-Trip
+/// Requests). Earlier revisions open a session with `initialize`, and a server asks through
+/// requests of its own. The version the client ends up with shows in
+/// [`ServerStatus`](crate::mcp::client::ServerStatus) (and `list`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum McpProtocol {
+    /// `"auto"`, the default: `server/discover` first; a server that does not answer it
+    /// (method not found or another JSON-RPC error, an HTTP 4xx other than 401/403, no
+    /// answer within 10 s, or an unsupported-version error naming only earlier versions) is
+    /// spoken to through `initialize`. Over the legacy SSE transport, always `initialize`.
+    #[default]
+    Auto,
+    /// `"modern"`: the 2026-07-28 revision only; a server that does not answer
+    /// `server/discover` fails to start, saying so.
+    Modern,
+    /// `"legacy"`: the `initialize` handshake only (the client before 2026-07-28 support).
+    Legacy,
+}
+
+impl McpProtocol {
+    /// Reads `protocol`'s value, or says which values there are.
+    fn parse(value: &str) -> Result<Self, String> {
+        match value {
+            "auto" => Ok(Self::Auto),
+            "modern" => Ok(Self::Modern),
+            "legacy" => Ok(Self::Legacy),
+            other => Err(format!(
+                "`protocol` {other:?} is not one the client speaks: give \"auto\" (the \
+                 default: `server/discover`, falling back to `initialize`), \"modern\" \
+                 (MCP 2026-07-28 only) or \"legacy\" (the `initialize` handshake only)"
+            )),
+        }
+    }
+}
+
+/// The protocol version without an `initialize` handshake (the first of the modern era).
+pub(crate) const MODERN_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// The MCP protocol versions the client speaks, oldest first.
 pub const MCP_PROTOCOL_VERSIONS: [&str; 5] = [
@@ -219,6 +271,7 @@ impl McpServerConfig {
             max_lifetime_secs: 0,
             parallel_tool_calls: false,
             sampling: SamplingConfig::default(),
+            protocol: McpProtocol::Auto,
             protocol_version: None,
             oauth: None,
         }
@@ -256,6 +309,7 @@ struct RawServer {
     parallel_tool_calls: bool,
     #[serde(default)]
     sampling: SamplingConfig,
+    protocol: Option<String>,
     protocol_version: Option<String>,
     oauth: Option<OAuthConfig>,
 }
@@ -292,6 +346,39 @@ impl TryFrom<RawServer> for McpServerConfig {
             return Err(format!(
                 "`protocol_version` {version:?} is not one this client speaks: give one of {}",
                 MCP_PROTOCOL_VERSIONS.join(", ")
+            ));
+        }
+        let protocol = raw
+            .protocol
+            .as_deref()
+            .map_or(Ok(McpProtocol::Auto), McpProtocol::parse)?;
+        let pinned_modern = raw
+            .protocol_version
+            .as_deref()
+            .map(|v| v == MODERN_PROTOCOL_VERSION);
+        match (protocol, pinned_modern) {
+            (McpProtocol::Modern, Some(false)) => {
+                return Err(format!(
+                    "`protocol = \"modern\"` speaks MCP {MODERN_PROTOCOL_VERSION}, and \
+                     `protocol_version` names an earlier one, spoken through `initialize`: \
+                     remove `protocol_version`, or give `protocol = \"legacy\"`"
+                ));
+            }
+            (McpProtocol::Legacy, Some(true)) => {
+                return Err(format!(
+                    "`protocol = \"legacy\"` is the `initialize` handshake, which MCP \
+                     {MODERN_PROTOCOL_VERSION} does not have: give an earlier \
+                     `protocol_version`, or `protocol = \"modern\"`"
+                ));
+            }
+            _ => {}
+        }
+        let sse = raw.transport.as_deref() == Some("sse");
+        if sse && (protocol == McpProtocol::Modern || pinned_modern == Some(true)) {
+            return Err(format!(
+                "the legacy HTTP+SSE transport (`transport = \"sse\"`) only carries the \
+                 `initialize` handshake, not MCP {MODERN_PROTOCOL_VERSION}: remove `protocol` \
+                 and `protocol_version`, or use Streamable HTTP"
             ));
         }
         let transport = match (raw.command, raw.url) {
@@ -380,6 +467,7 @@ impl TryFrom<RawServer> for McpServerConfig {
             max_lifetime_secs: raw.max_lifetime_secs,
             parallel_tool_calls: raw.parallel_tool_calls,
             sampling: raw.sampling,
+            protocol,
             protocol_version: raw.protocol_version,
             oauth: raw.oauth,
         })
@@ -467,6 +555,47 @@ mod tests {
         );
         let err = read("command = \"x\"\n[sampling]\nmax_token = 100").unwrap_err();
         assert!(err.contains("max_token"), "{err}");
+    }
+
+    #[test]
+    fn protocol_is_auto_modern_or_legacy_and_agrees_with_a_pinned_version() {
+        assert_eq!(read("command = \"x\"").unwrap().protocol, McpProtocol::Auto);
+        for (value, expected) in [
+            ("auto", McpProtocol::Auto),
+            ("modern", McpProtocol::Modern),
+            ("legacy", McpProtocol::Legacy),
+        ] {
+            let server = read(&format!("command = \"x\"\nprotocol = \"{value}\"")).unwrap();
+            assert_eq!(server.protocol, expected);
+        }
+        let err = read("command = \"x\"\nprotocol = \"2026\"").unwrap_err();
+        assert!(
+            err.contains("`protocol` \"2026\" is not one the client speaks")
+                && err.contains("\"auto\"")
+                && err.contains("\"modern\"")
+                && err.contains("\"legacy\""),
+            "{err}"
+        );
+        let err = read("command = \"x\"\nprotocol = \"modern\"\nprotocol_version = \"2025-06-18\"")
+            .unwrap_err();
+        assert!(err.contains("remove `protocol_version`"), "{err}");
+        let err = read("command = \"x\"\nprotocol = \"legacy\"\nprotocol_version = \"2026-07-28\"")
+            .unwrap_err();
+        assert!(err.contains("does not have"), "{err}");
+        let err =
+            read("url = \"http://h/sse\"\ntransport = \"sse\"\nprotocol = \"modern\"").unwrap_err();
+        assert!(
+            err.contains("only carries the `initialize` handshake"),
+            "{err}"
+        );
+        let err = read("command = \"x\"\nprotocol = 1").unwrap_err();
+        assert!(err.contains("protocol"), "{err}");
+        // Both agree, or the version alone settles the era under `auto`.
+        let pinned =
+            read("command = \"x\"\nprotocol = \"modern\"\nprotocol_version = \"2026-07-28\"");
+        assert!(pinned.is_ok(), "{pinned:?}");
+        let pinned = read("command = \"x\"\nprotocol_version = \"2025-06-18\"").unwrap();
+        assert_eq!(pinned.protocol, McpProtocol::Auto);
     }
 
     #[test]

@@ -17,9 +17,39 @@
 //! - [`client`]: stdio (`command`); Streamable HTTP (`url`, feature `mcp-remote`); the legacy
 //!   HTTP+SSE transport of 2024-11-05 (`url` and `transport = "sse"`, feature `mcp-remote`: rmcp
 //!   has no client for it, so ours follows the stream's `endpoint` event and POSTs there). It
-//!   offers the newest of [`MCP_PROTOCOL_VERSIONS`](crate::config::MCP_PROTOCOL_VERSIONS)
-//!   (2024-11-05 to 2026-07-28) and follows the server's answer; `protocol_version = "…"` pins
-//!   one for a server that refuses instead.
+//!   speaks both eras, per server `protocol` ([`McpProtocol`](crate::config::McpProtocol), with
+//!   rmcp's lifecycle modes):
+//!   - `protocol = "auto"` (the default) asks `server/discover` first and speaks MCP 2026-07-28
+//!     (no session; every request carries the version and the client's capabilities in its
+//!     `_meta`); a server that does not answer it (method not found or another JSON-RPC error,
+//!     an HTTP 4xx other than 401/403, silence for 10 s) gets the `initialize` handshake on the
+//!     same connection, and one that answers with an unsupported-version error naming only
+//!     earlier versions is reached again through `initialize` (a stdio server is started
+//!     again). The legacy SSE transport always takes `initialize`.
+//!   - `protocol = "modern"`: `server/discover` only; a server that does not answer it fails to
+//!     start, the reason saying what the setting requires and what to give instead.
+//!   - `protocol = "legacy"`: the `initialize` handshake only, offering 2025-11-25 (a server of
+//!     an earlier revision answers with its own, and the client follows).
+//!
+//!   `protocol_version = "…"` (one of [`MCP_PROTOCOL_VERSIONS`](crate::config::MCP_PROTOCOL_VERSIONS),
+//!   2024-11-05 to 2026-07-28) pins the version, and with it the era: `"2026-07-28"` is
+//!   `server/discover` only, an earlier one the handshake only (offering that version), under
+//!   `auto` too; beside a `protocol` of the other era it is refused when the config is read.
+//!   `list` (and [`ServerStatus::era`](client::ServerStatus::era)) shows what each running server
+//!   speaks: `time (mcp-time): running, 2 tools (MCP 2026-07-28 via server/discover)`.
+//!
+//!   In the 2026-07-28 era a server asks by answering a call `input_required`: the client answers
+//!   its elicitation and sampling requests through the same [asker](#servers-that-ask) as a
+//!   legacy session's requests (offered only when the asker answers them, sampling within the
+//!   server's bounds) and sends the call again with `inputResponses` and the server's
+//!   `requestState` untouched, at most 10 rounds (past them the call fails saying the server
+//!   kept asking; a request for roots, which the client does not offer, fails the call too).
+//!   All rounds share the call's `call_timeout_secs`. A tools listing with `ttlMs` (above 0) is
+//!   listed again by a timer when it lapses, so the registry the model reads is never older
+//!   than the server's hint; without one (or with 0) only `notifications/tools/list_changed`
+//!   makes the client list again. Not yet: the tasks extension (`io.modelcontextprotocol/tasks`
+//!   is not declared, so a server answers every call in full) and `subscriptions/listen` (a
+//!   modern server's list changes are seen at the next lapse of its `ttlMs`, or on reconnection).
 //! - [`server`]: stdio ([`serve_stdio`](server::ToolServer::serve_stdio), a line transport that
 //!   answers every line) and Streamable HTTP at `/mcp` ([`bind_http`](server::ToolServer::bind_http)).
 //!   It answers the `initialize` handshake and `server/discover` (which Python SDK 2.x clients
@@ -97,7 +127,7 @@
 //! With a `time.toml` of the first three lines above:
 //!
 //! ```sh
-//! cargo run -p example-tools -- --config time.toml list       # ... "time (mcp-time): running, 2 tools"
+//! cargo run -p example-tools -- --config time.toml list       # ... "time (mcp-time): running, 2 tools (MCP 2026-07-28 via server/discover)"
 //! cargo run -p example-tools -- --config time.toml call mcp__time__get_current_time '{"timezone":"UTC"}'
 //! cargo run -p example-tools -- --config time.toml definitions --disable time   # the server is not started
 //! ```

@@ -76,7 +76,18 @@ for line in sys.stdin:
         if method == "notifications/cancelled":
             log("cancelled")
         continue
+    if method == "server/discover":
+        # An MCP server of before 2026-07-28: it knows no `server/discover` (the default), or
+        # (FAKE_DISCOVER=old) refuses the version, naming only earlier ones.
+        log("discover")
+        if os.environ.get("FAKE_DISCOVER") == "old":
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32022, "message": "unsupported protocol version",
+                  "data": {"supported": ["2025-06-18"], "requested": "2026-07-28"}}})
+        else:
+            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "method not found"}})
+        continue
     if method == "initialize":
+        log("initialize " + str(params.get("protocolVersion")))
         result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
                   "capabilities": {"tools": {"listChanged": True}},
                   "serverInfo": {"name": "fake", "version": "1"}}
@@ -93,7 +104,11 @@ for line in sys.stdin:
             if start + page < len(listed):
                 result["nextCursor"] = str(start + page)
         else:
+            log("list")
             result = {"tools": listed}
+        if os.environ.get("FAKE_TTL_MS"):
+            # A cache hint: the listing is fresh for that long.
+            result["ttlMs"] = int(os.environ["FAKE_TTL_MS"])
     elif method == "tools/call":
         calls += 1
         name, args = params.get("name"), params.get("arguments") or {}

@@ -82,6 +82,18 @@ impl Remote {
         Self::start(command, port)
     }
 
+    /// FastMCP 4's server of `fastmcp_server.py` over Streamable HTTP (`env`: its
+    /// environment beside this one's, `FASTMCP_TTL_MS` say).
+    pub fn fastmcp(env: &[(&str, &str)]) -> Self {
+        let port = free_port();
+        let mut command = Command::new(installed_python());
+        command
+            .arg(fastmcp_script())
+            .args(["http", &port.to_string()])
+            .envs(env.iter().copied());
+        Self::start(command, port)
+    }
+
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
@@ -113,6 +125,12 @@ pub fn everything_entry() -> PathBuf {
     let entry = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
     assert!(entry.is_file(), "{} is missing: {INSTALL}", entry.display());
     entry
+}
+
+/// The FastMCP 4 server script of `servers/fastmcp_server.py`.
+pub fn fastmcp_script() -> PathBuf {
+    // Both crates that use this file sit beside `hermes-tools` in the workspace.
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../hermes-tools/tests/servers/fastmcp_server.py")
 }
 
 /// `HERMES_PYTHON`, the virtualenv python with the Python packages of `.ci/requirements.txt`.

@@ -72,6 +72,7 @@ mod breaker;
 mod call_result;
 #[cfg(feature = "mcp-remote")]
 mod expand;
+mod mrtr;
 mod naming;
 pub(crate) mod normalise;
 mod oauth;
@@ -161,12 +162,46 @@ pub struct ServerStatus {
     pub rejected_tools: Vec<RejectedTool>,
     /// How many `notifications/tools/list_changed` it sent that led to a new listing.
     pub refreshes: u64,
+    /// The era and protocol version of its latest connection (none before the first).
+    pub era: Option<Era>,
+}
+
+/// The era of MCP a connection speaks, with the protocol version agreed (see
+/// [`McpProtocol`](crate::config::McpProtocol)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Era {
+    /// MCP 2026-07-28 or later: `server/discover`, `_meta` on every request, questions as
+    /// `input_required` results.
+    Modern {
+        /// The protocol version, `2026-07-28`.
+        version: String,
+    },
+    /// An `initialize` session of an earlier revision.
+    Legacy {
+        /// The protocol version the server answered `initialize` with.
+        version: String,
+    },
+}
+
+impl fmt::Display for Era {
+    /// `MCP 2026-07-28 via server/discover`, or `MCP 2025-11-25 via initialize`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Era::Modern { version } => write!(f, "MCP {version} via server/discover"),
+            Era::Legacy { version } => write!(f, "MCP {version} via initialize"),
+        }
+    }
 }
 
 impl fmt::Display for ServerStatus {
-    /// `name (toolset): state`, then one line per rejected tool (as `list` shows it).
+    /// `name (toolset): state`, with the era while it runs (`running, 2 tools (MCP 2026-07-28
+    /// via server/discover)`), then one line per rejected tool (as `list` shows it).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{} ({}): {}", self.name, self.toolset, self.state)?;
+        if let (ServerState::Running { .. }, Some(era)) = (&self.state, &self.era) {
+            write!(f, " ({era})")?;
+        }
         for rejected in &self.rejected_tools {
             write!(
                 f,

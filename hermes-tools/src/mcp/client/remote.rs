@@ -10,21 +10,22 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::session::{Handler, Running};
+use super::session::{Failure, Handler, Lifecycle, Running};
 use crate::config::display_url;
 
-/// Connects to `url` and initialises the MCP session within `limit`, over Streamable HTTP or,
-/// when `legacy_sse`, the 2024-11-05 HTTP+SSE transport.
+/// Connects to `url` and begins the MCP session as `lifecycle` says, within `limit`, over
+/// Streamable HTTP or, when `legacy_sse`, the 2024-11-05 HTTP+SSE transport.
 #[cfg(feature = "mcp-remote")]
 pub(super) async fn connect(
-    handler: Handler,
+    (handler, lifecycle): (Handler, &Lifecycle),
     limit: Duration,
     url: &str,
     headers: &BTreeMap<String, String>,
     legacy_sse: bool,
     oauth: Option<&std::sync::Arc<super::oauth::OAuth>>,
-) -> Result<Running, String> {
-    use rmcp::service::ServiceExt;
+) -> Result<Running, Failure> {
+    use super::session::initialised;
+    use rmcp::service::ClientServiceExt;
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 
@@ -41,6 +42,7 @@ pub(super) async fn connect(
     }
     crate::mcp::tls::install_crypto_provider();
     let at = |failure: String| format!("{failure} (at {})", display_url(url));
+    let mode = lifecycle.mode.clone();
     if legacy_sse {
         let client = reqwest::Client::builder()
             .default_headers(set)
@@ -55,9 +57,13 @@ pub(super) async fn connect(
                 ))
             })?
             .map_err(at)?;
-        return super::session::initialised(limit, handler.serve(transport))
-            .await
-            .map_err(at);
+        return initialised(
+            limit,
+            lifecycle,
+            handler.serve_with_lifecycle(transport, mode),
+        )
+        .await
+        .map_err(|failure| failure.map(at));
     }
     let custom = set
         .into_iter()
@@ -66,9 +72,13 @@ pub(super) async fn connect(
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let Some(oauth) = oauth else {
         let transport = StreamableHttpClientTransport::from_config(config);
-        return super::session::initialised(limit, handler.serve(transport))
-            .await
-            .map_err(at);
+        return initialised(
+            limit,
+            lifecycle,
+            handler.serve_with_lifecycle(transport, mode),
+        )
+        .await
+        .map_err(|failure| failure.map(at));
     };
     let http = reqwest::Client::builder()
         .build()
@@ -76,25 +86,30 @@ pub(super) async fn connect(
     let client = oauth.client(http).await.map_err(at)?;
     let transport = StreamableHttpClientTransport::with_client(client, config);
     let limit = oauth.connect_limit(limit);
-    super::session::initialised(limit, handler.serve(transport))
-        .await
-        // What the authorization said explains a failure better than the 401 it left.
-        .map_err(|err| at(oauth.failure().unwrap_or(err)))
+    initialised(
+        limit,
+        lifecycle,
+        handler.serve_with_lifecycle(transport, mode),
+    )
+    .await
+    // What the authorization said explains a failure better than the 401 it left.
+    .map_err(|failure| failure.map(|err| at(oauth.failure().unwrap_or(err))))
 }
 
 /// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.
 #[cfg(not(feature = "mcp-remote"))]
 pub(super) async fn connect(
-    _handler: Handler,
+    _handler: (Handler, &Lifecycle),
     _limit: Duration,
     url: &str,
     _headers: &BTreeMap<String, String>,
     _legacy_sse: bool,
     _oauth: Option<&std::sync::Arc<super::oauth::OAuth>>,
-) -> Result<Running, String> {
+) -> Result<Running, Failure> {
     Err(format!(
         "{} is a remote server, and this build has no remote MCP client: build hermes-tools \
          with the `mcp-remote` feature",
         display_url(url)
-    ))
+    )
+    .into())
 }

@@ -16,32 +16,160 @@ use rmcp::model::{
 #[allow(deprecated, reason = "sampling: see `requests`")]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
 use rmcp::service::{
-    ClientInitializeError, MaybeSendFuture, NotificationContext, RequestContext, RoleClient,
-    RunningService,
+    ClientInitializeError, ClientLifecycleMode, MaybeSendFuture, NotificationContext,
+    RequestContext, RoleClient, RunningService,
 };
 use rmcp::transport::DynamicTransportError;
 use tokio::sync::Notify;
 
+use super::Era;
 use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 #[cfg(doc)]
 use crate::config::display_url;
+use crate::config::{MODERN_PROTOCOL_VERSION, McpProtocol, McpServerConfig, McpTransport};
 
 /// An initialised session with a server.
 pub(super) type Running = RunningService<RoleClient, Handler>;
 
-/// `initialise` (a handler's `serve` on a transport) within `limit`, or why not.
-pub(super) async fn initialised<F>(limit: Duration, initialise: F) -> Result<Running, String>
+/// How the client begins with one server, from its `protocol` and `protocol_version`.
+#[derive(Debug, Clone)]
+pub(super) struct Lifecycle {
+    /// rmcp's mode for the first attempt.
+    pub(super) mode: ClientLifecycleMode,
+    /// `protocol = "auto"`: a server whose `server/discover` names only earlier versions is
+    /// reached again through `initialize` (rmcp's auto mode gives up there).
+    pub(super) fall_back: bool,
+    /// `protocol = "modern"`, for a failure that says what the setting requires.
+    pub(super) modern_only: bool,
+}
+
+impl Lifecycle {
+    /// The lifecycle `config` asks for (see [`McpProtocol`]).
+    pub(super) fn of(config: &McpServerConfig) -> Self {
+        let modern = || vec![ProtocolVersion::V_2026_07_28];
+        let legacy = Self {
+            mode: ClientLifecycleMode::Initialize,
+            fall_back: false,
+            modern_only: false,
+        };
+        if matches!(config.transport, McpTransport::Sse { .. }) {
+            return legacy;
+        }
+        // A pinned version settles the era: no probe for one that has a handshake.
+        match (config.protocol, config.protocol_version.as_deref()) {
+            (_, Some(version)) if version != MODERN_PROTOCOL_VERSION => legacy,
+            (McpProtocol::Legacy, _) => legacy,
+            (McpProtocol::Modern, _) | (_, Some(_)) => Self {
+                mode: ClientLifecycleMode::Discover {
+                    preferred_versions: modern(),
+                },
+                fall_back: false,
+                modern_only: true,
+            },
+            _ => Self {
+                mode: ClientLifecycleMode::Auto {
+                    preferred_versions: modern(),
+                    legacy_version: Some(ProtocolVersion::LATEST_WITH_INITIALIZE),
+                },
+                fall_back: true,
+                modern_only: false,
+            },
+        }
+    }
+
+    /// The `initialize` handshake alone, for the second attempt of `auto`.
+    pub(super) fn handshake() -> Self {
+        Self {
+            mode: ClientLifecycleMode::Initialize,
+            fall_back: false,
+            modern_only: false,
+        }
+    }
+}
+
+/// Why a connection was not made, and whether `auto` should try again with `initialize`.
+#[derive(Debug)]
+pub(super) struct Failure {
+    /// What went wrong, for a person.
+    pub(super) reason: String,
+    /// The server answered `server/discover` naming only versions with a handshake.
+    pub(super) wants_handshake: bool,
+}
+
+impl From<String> for Failure {
+    fn from(reason: String) -> Self {
+        Self {
+            reason,
+            wants_handshake: false,
+        }
+    }
+}
+
+impl Failure {
+    /// The same failure with its reason rewritten by `f`.
+    pub(super) fn map(self, f: impl FnOnce(String) -> String) -> Self {
+        Self {
+            reason: f(self.reason),
+            ..self
+        }
+    }
+}
+
+/// Which era a running session speaks, as [`ServerStatus`](super::ServerStatus) shows it.
+pub(super) fn era(running: &Running) -> Option<Era> {
+    let info = running.peer_info()?;
+    let version = info.protocol_version.as_str().to_owned();
+    Some(if info.protocol_version.has_initialize() {
+        Era::Legacy { version }
+    } else {
+        Era::Modern { version }
+    })
+}
+
+/// `initialise` (a handler's `serve_with_lifecycle` on a transport) within `limit`, or why
+/// not.
+pub(super) async fn initialised<F>(
+    limit: Duration,
+    lifecycle: &Lifecycle,
+    initialise: F,
+) -> Result<Running, Failure>
 where
     F: Future<Output = Result<Running, ClientInitializeError>>,
 {
     match tokio::time::timeout(limit, initialise).await {
         Ok(Ok(running)) => Ok(running),
-        Ok(Err(err)) => Err(format!("initialisation failed: {}", describe(&err))),
+        Ok(Err(err)) => {
+            let wants_handshake = matches!(
+                &err,
+                ClientInitializeError::NoCompatibleProtocolVersion { server_supported, .. }
+                    if !server_supported.is_empty()
+                        && server_supported.iter().all(ProtocolVersion::has_initialize)
+            );
+            let mut reason = format!("initialisation failed: {}", describe(&err));
+            let refused = matches!(
+                err,
+                ClientInitializeError::JsonRpcError(_)
+                    | ClientInitializeError::NoCompatibleProtocolVersion { .. }
+            );
+            if lifecycle.modern_only && refused {
+                reason.push_str(&format!(
+                    " (the server does not speak MCP {MODERN_PROTOCOL_VERSION} through \
+                     `server/discover`, which `protocol = \"modern\"` or `protocol_version = \
+                     \"{MODERN_PROTOCOL_VERSION}\"` requires: give `protocol = \"auto\"` or \
+                     `\"legacy\"`)"
+                ));
+            }
+            Err(Failure {
+                reason,
+                wants_handshake: lifecycle.fall_back && wants_handshake,
+            })
+        }
         Err(_) => Err(format!(
             "it did not finish initialising within {} s",
             limit.as_secs()
-        )),
+        )
+        .into()),
     }
 }
 
@@ -51,6 +179,11 @@ fn describe(err: &ClientInitializeError) -> String {
         ClientInitializeError::TransportError { error, context } => {
             format!("{context}: {}", transport_failure(error))
         }
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => format!(
+            "`server/discover` was refused ({}), and so was `initialize`: {}",
+            describe(discover),
+            describe(fallback)
+        ),
         other => other.to_string(),
     }
 }
@@ -133,7 +266,8 @@ pub(crate) struct Handler {
 
 impl Handler {
     /// A handler that wakes `refresh` on list changes, answers requests through
-    /// `answerers`, and offers protocol `version` (none: the newest).
+    /// `answerers`, and offers protocol `version` in `initialize` (none: the newest with a
+    /// handshake, 2025-11-25).
     pub(super) fn new(
         refresh: &Arc<Notify>,
         answerers: &Arc<Answerers>,
@@ -144,7 +278,7 @@ impl Handler {
             refresh: Arc::downgrade(refresh),
             answerers: Arc::clone(answerers),
             progress: Arc::clone(progress),
-            version: version.map_or(ProtocolVersion::LATEST, protocol_version),
+            version: version.map_or(ProtocolVersion::LATEST_WITH_INITIALIZE, protocol_version),
         }
     }
 }
@@ -217,14 +351,14 @@ impl ClientHandler for Handler {
 }
 
 /// rmcp's constant for `version`, one of `MCP_PROTOCOL_VERSIONS` (checked when the config
-/// was read; anything else is the newest).
+/// was read; anything else is 2026-07-28).
 fn protocol_version(version: &str) -> ProtocolVersion {
     match version {
         "2024-11-05" => ProtocolVersion::V_2024_11_05,
         "2025-03-26" => ProtocolVersion::V_2025_03_26,
         "2025-06-18" => ProtocolVersion::V_2025_06_18,
         "2025-11-25" => ProtocolVersion::V_2025_11_25,
-        _ => ProtocolVersion::LATEST,
+        _ => ProtocolVersion::V_2026_07_28,
     }
 }
 

@@ -16,13 +16,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::Mutex;
-use rmcp::service::{RoleClient, RxJsonRpcMessage, ServiceExt, TxJsonRpcMessage};
+use rmcp::service::{ClientServiceExt, RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
-use super::session::{Handler, Running, initialised};
+use super::session::{Failure, Handler, Lifecycle, Running, initialised};
 use super::stdout::{JsonLines, Stray};
 
 /// Variables a server inherits from the agent's environment.
@@ -38,16 +38,21 @@ const STDERR_READ_LIMIT: u64 = 64 * 1024;
 /// Longest stderr line kept, in characters.
 const STDERR_LINE_CHARS: usize = 400;
 
-/// Starts the process and initialises the MCP session within `limit`.
+/// Starts the process and begins the MCP session as `lifecycle` says, within `limit`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one call site, each argument a plain part"
+)]
 pub(super) async fn connect(
     name: &str,
     endpoint: &str,
     handler: Handler,
+    lifecycle: &Lifecycle,
     limit: Duration,
     program: &str,
     args: &[String],
     env: &BTreeMap<String, String>,
-) -> Result<Running, String> {
+) -> Result<Running, Failure> {
     let mut command = Command::new(program);
     command
         .args(args)
@@ -67,7 +72,7 @@ pub(super) async fn connect(
         .spawn()
         .map_err(|err| format!("cannot start `{endpoint}`: {err}"))?;
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-        return Err(format!("`{endpoint}` started without its stdin or stdout"));
+        return Err(format!("`{endpoint}` started without its stdin or stdout").into());
     };
     let stderr = StderrTail::follow(child.stderr.take(), name);
     let stray = Arc::new(Mutex::new(Stray::default()));
@@ -77,12 +82,14 @@ pub(super) async fn connect(
         child,
         group,
     };
-    let failure = match initialised(limit, handler.serve(transport)).await {
+    let serve = handler.serve_with_lifecycle(transport, lifecycle.mode.clone());
+    let failure = match initialised(limit, lifecycle, serve).await {
         Ok(running) => return Ok(running),
         Err(failure) => failure,
     };
     let stray = stray.lock().describe();
-    Err(format!("{failure}{stray}{}", stderr.describe().await))
+    let stderr = stderr.describe().await;
+    Err(failure.map(|failure| format!("{failure}{stray}{stderr}")))
 }
 
 /// The session's transport over the child's stdin and (filtered) stdout, owning the child

@@ -22,7 +22,7 @@ use super::upstream::{Listing, Server};
 use rmcp::model::ClientRequest;
 use rmcp::service::RoleClient;
 
-use super::session::{Handler, Running};
+use super::session::{Failure, Handler, Lifecycle, Running};
 use super::utility::Utility;
 use crate::ToolRegistry;
 use crate::config::McpTransport;
@@ -173,8 +173,12 @@ async fn serve(
         listing = list_tools(server, &peer) => Some(listing),
         () = stopped(stop) => None,
     };
+    // When the listing's `ttlMs` lapses, it is listed again (by this timer, so that the
+    // registry, which the model reads tool definitions from, is never staler than the hint).
+    let mut relist_at = None;
     let failed = match listing {
         Some(Ok(listed)) => {
+            relist_at = lapse(&listed);
             server.apply_listing(registry, listed);
             server.connected_in(began.elapsed());
             None
@@ -221,6 +225,9 @@ async fn serve(
                 let ping = peer.send_request(ClientRequest::PingRequest(Default::default()));
                 let failure = match tokio::time::timeout(period, ping).await {
                     Ok(Ok(_)) => continue,
+                    // Any answer shows the server alive: a server of the 2026-07-28 era, which
+                    // has no `ping`, answers method not found (rmcp's does).
+                    Ok(Err(rmcp::service::ServiceError::McpError(_))) => continue,
                     Err(_) if server.activity.busy() => continue,
                     Ok(Err(err)) => err.to_string(),
                     Err(_) => "no answer".to_owned(),
@@ -239,10 +246,27 @@ async fn serve(
                     Err(join) => join.to_string(),
                 }));
             }
+            () = relist(relist_at) => {
+                relist_at = None;
+                match list_tools(server, &peer).await {
+                    Ok(listed) => {
+                        relist_at = lapse(&listed);
+                        server.apply_listing(registry, listed);
+                    }
+                    Err(reason) => tracing::warn!(
+                        server = %server.name,
+                        reason = %crate::secrets::redact(&reason),
+                        "MCP tool re-listing after its ttlMs failed"
+                    ),
+                }
+            }
             () = server.refresh.notified() => {
                 server.count_refresh();
                 match list_tools(server, &peer).await {
-                    Ok(listed) => server.apply_listing(registry, listed),
+                    Ok(listed) => {
+                        relist_at = lapse(&listed);
+                        server.apply_listing(registry, listed);
+                    }
                     // A dead server also fails here; `closed` says so on the next turn.
                     Err(reason) => tracing::warn!(
                         server = %server.name,
@@ -261,13 +285,37 @@ async fn serve(
     }
 }
 
+/// When `listed` lapses (its `ttlMs`; none without one, or with 0: then only a list change
+/// makes the client list again).
+fn lapse(listed: &Listing) -> Option<tokio::time::Instant> {
+    listed
+        .fresh_for
+        .map(|ttl| tokio::time::Instant::now() + ttl)
+}
+
+/// Waits until `at`, or forever without it.
+async fn relist(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// The server's tools and the utilities it calls for, within `connect_timeout_secs`.
 async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Listing, String> {
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
     let listing = async {
-        let tools = peer.list_all_tools().await?;
+        let tools = peer.list_all_tools_with_cache_hint().await?;
         let utilities = Utility::offered(peer).await;
-        Ok::<_, rmcp::service::ServiceError>(Listing { tools, utilities })
+        let fresh_for = tools
+            .ttl_ms
+            .filter(|ttl| *ttl > 0)
+            .map(Duration::from_millis);
+        Ok::<_, rmcp::service::ServiceError>(Listing {
+            tools: tools.items,
+            utilities,
+            fresh_for,
+        })
     };
     match tokio::time::timeout(limit, listing).await {
         Ok(Ok(listing)) => Ok(listing),
@@ -276,9 +324,26 @@ async fn list_tools(server: &Server, peer: &rmcp::Peer<RoleClient>) -> Result<Li
     }
 }
 
-/// Reaches the server over its transport and initialises the MCP session, within
-/// `connect_timeout_secs`.
+/// Reaches the server over its transport and begins the MCP session in the era its
+/// `protocol` asks for (see [`Lifecycle`]), within `connect_timeout_secs`: under `auto`, a
+/// server whose `server/discover` names only versions with a handshake is reached again
+/// through `initialize` (a new process, for a stdio server).
 async fn connect(server: &Arc<Server>) -> Result<Running, String> {
+    let lifecycle = Lifecycle::of(&server.config);
+    let running = match connect_in(server, &lifecycle).await {
+        Err(failure) if failure.wants_handshake => {
+            tracing::info!(server = %server.name, reason = %redacted(failure.reason), "MCP server speaks only versions with a handshake; reaching it through `initialize`");
+            connect_in(server, &Lifecycle::handshake()).await
+        }
+        other => other,
+    }
+    .map_err(|failure| failure.reason)?;
+    server.set_era(super::session::era(&running));
+    Ok(running)
+}
+
+/// One attempt of [`connect`].
+async fn connect_in(server: &Arc<Server>, lifecycle: &Lifecycle) -> Result<Running, Failure> {
     let handler = Handler::new(
         &server.refresh,
         &server.answerers,
@@ -288,15 +353,18 @@ async fn connect(server: &Arc<Server>) -> Result<Running, String> {
     let limit = Duration::from_secs(server.config.connect_timeout_secs);
     match &server.config.transport {
         McpTransport::Stdio { command, args, env } => {
-            let name = &server.name;
-            super::stdio::connect(name, &server.endpoint, handler, limit, command, args, env).await
+            let (name, endpoint) = (&server.name, &server.endpoint);
+            super::stdio::connect(
+                name, endpoint, handler, lifecycle, limit, command, args, env,
+            )
+            .await
         }
         McpTransport::Http { url, headers } => {
             let oauth = server.oauth.as_ref();
-            super::remote::connect(handler, limit, url, headers, false, oauth).await
+            super::remote::connect((handler, lifecycle), limit, url, headers, false, oauth).await
         }
         McpTransport::Sse { url, headers } => {
-            super::remote::connect(handler, limit, url, headers, true, None).await
+            super::remote::connect((handler, lifecycle), limit, url, headers, true, None).await
         }
     }
 }

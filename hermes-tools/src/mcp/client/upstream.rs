@@ -24,14 +24,14 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::breaker::CircuitBreaker;
-use super::naming;
 use super::normalise::normalise;
 use super::oauth::OAuth;
 use super::progress::ProgressRoutes;
 use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
-use super::{McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
+use super::{Era, McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
+use super::{mrtr, naming};
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -70,11 +70,20 @@ pub(crate) struct Server {
     report: Mutex<Report>,
 }
 
+impl Server {
+    /// Records the era of the connection just made.
+    pub(crate) fn set_era(&self, era: Option<Era>) {
+        self.report.lock().era = era;
+    }
+}
+
 /// What the server's status reports, and what it has in the registry.
 struct Report {
     state: ServerState,
     rejected: Vec<RejectedTool>,
     refreshes: u64,
+    /// The era of the latest connection.
+    era: Option<Era>,
     /// Registered tools by registry name, with what they were registered from.
     registered: BTreeMap<String, Planned>,
     /// While it reconnects, when it is expected back: the next attempt's start plus what its
@@ -89,6 +98,8 @@ struct Report {
 pub(crate) struct Listing {
     pub(crate) tools: Vec<rmcp::model::Tool>,
     pub(crate) utilities: Vec<Utility>,
+    /// How long the tools listing stays fresh (the server's `ttlMs`, when above 0).
+    pub(crate) fresh_for: Option<Duration>,
 }
 
 /// A tool of the listing (or a utility tool), ready to register.
@@ -152,6 +163,7 @@ impl Server {
                 state,
                 rejected: Vec::new(),
                 refreshes: 0,
+                era: None,
                 registered: BTreeMap::new(),
                 back_at: None,
                 connect_took: Duration::ZERO,
@@ -168,6 +180,7 @@ impl Server {
             state: report.state.clone(),
             rejected_tools: report.rejected.clone(),
             refreshes: report.refreshes,
+            era: report.era.clone(),
         }
     }
 
@@ -445,7 +458,11 @@ impl Server {
         };
         let limit = Duration::from_secs(self.config.call_timeout_secs);
         let (server, tool) = (name.clone(), remote.to_owned());
-        let follow = (Arc::clone(&self.progress), ctx.clone());
+        let follow = (
+            Arc::clone(&self.progress),
+            Arc::clone(&self.answerers),
+            ctx.clone(),
+        );
         // Dropping the request future (timeout, or the caller giving up) makes rmcp send
         // `notifications/cancelled`, so the server stops working on it too.
         let task = self.runtime.spawn(async move {
@@ -520,7 +537,7 @@ async fn request(
     server: String,
     tool: String,
     args: Value,
-    (progress, ctx): (Arc<ProgressRoutes>, ToolContext),
+    (progress, answerers, ctx): (Arc<ProgressRoutes>, Arc<Answerers>, ToolContext),
 ) -> Result<ToolAnswer, ServiceError> {
     match kind {
         Kind::Tool { typed } => {
@@ -528,32 +545,43 @@ async fn request(
                 Value::Object(arguments) => arguments,
                 _ => Map::new(),
             };
-            let params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
-            // Sent by hand, not with `call_tool`, to learn the request's progress token.
-            let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-            let handle = peer
-                .send_request_with_option(request, PeerRequestOptions::no_options())
-                .await?;
-            // Both held until the call ends, however it ends: no report outlives it, and a
-            // call dropped unanswered (timeout, the caller gone) is cancelled at the server.
-            let _route = progress.follow(&ctx, &handle.progress_token);
-            let mut cancel = CancelOnDrop(Some((peer, handle.id.clone())));
-            let result = handle.await_response().await;
-            cancel.0 = None;
-            match result? {
-                ServerResult::CallToolResult(result) => {
-                    Ok(call_result::from_result(&server, &tool, result, typed))
+            let mut params = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
+            // A server of the 2026-07-28 era asks by answering `input_required`: answered
+            // here, the call goes again (see `mrtr`), within the call's one timeout.
+            for round in 1..=mrtr::MAX_ROUNDS {
+                let result = call_once(&peer, params.clone(), &progress, &ctx).await?;
+                match result {
+                    ServerResult::CallToolResult(result) => {
+                        return Ok(call_result::from_result(&server, &tool, result, typed));
+                    }
+                    // `{}` (no content at all) reads as an empty result, as rmcp's
+                    // `call_tool` reads it.
+                    ServerResult::EmptyResult(_) => {
+                        let empty = CallToolResult::default();
+                        return Ok(call_result::from_result(&server, &tool, empty, typed));
+                    }
+                    // Asking the user once more would be in vain: no retry follows.
+                    ServerResult::InputRequiredResult(_) if round == mrtr::MAX_ROUNDS => break,
+                    ServerResult::InputRequiredResult(asked) => {
+                        let retry = mrtr::answer(&answerers, asked, round).await?;
+                        params.input_responses = retry.responses;
+                        params.request_state = retry.state;
+                    }
+                    // The tasks extension is not declared, so a server must not answer so.
+                    ServerResult::CreateTaskResult(_) => {
+                        return Ok(ToolAnswer::error(format!(
+                            "MCP server {server:?} answered the call to {tool:?} with a task, \
+                             which this client did not ask for and does not follow."
+                        )));
+                    }
+                    _ => return Err(ServiceError::UnexpectedResponse),
                 }
-                // `{}` (no content at all) reads as an empty result, as rmcp's `call_tool`
-                // reads it.
-                ServerResult::EmptyResult(_) => Ok(call_result::from_result(
-                    &server,
-                    &tool,
-                    CallToolResult::default(),
-                    typed,
-                )),
-                _ => Err(ServiceError::UnexpectedResponse),
             }
+            Ok(ToolAnswer::error(format!(
+                "MCP server {server:?} asked for input {} times without finishing the call to \
+                 {tool:?}, and the client stops there. Do not retry: tell the user.",
+                mrtr::MAX_ROUNDS
+            )))
         }
         Kind::Utility(utility) => utility.run(peer, args).await,
     }
@@ -563,6 +591,27 @@ async fn request(
 fn retry_secs(left: Duration) -> u64 {
     let secs = left.as_secs() + u64::from(left.subsec_nanos() > 0);
     secs.max(1)
+}
+
+/// One `tools/call` request and its answer, its progress followed for `ctx`.
+async fn call_once(
+    peer: &Peer<RoleClient>,
+    params: CallToolRequestParams,
+    progress: &Arc<ProgressRoutes>,
+    ctx: &ToolContext,
+) -> Result<ServerResult, ServiceError> {
+    // Sent by hand, not with `call_tool`, to learn the request's progress token.
+    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+    let handle = peer
+        .send_request_with_option(request, PeerRequestOptions::no_options())
+        .await?;
+    // Both held until the call ends, however it ends: no report outlives it, and a call
+    // dropped unanswered (timeout, the caller gone) is cancelled at the server.
+    let _route = progress.follow(ctx, &handle.progress_token);
+    let mut cancel = CancelOnDrop(Some((peer.clone(), handle.id.clone())));
+    let result = handle.await_response().await;
+    cancel.0 = None;
+    result
 }
 
 /// Whether `err` means the server did not answer (as opposed to answering with an error).
