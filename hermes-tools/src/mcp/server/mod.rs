@@ -147,6 +147,7 @@ mod http;
 mod jsonrpc;
 mod mrtr;
 mod stdio;
+pub mod tasks;
 mod watch;
 
 pub use convert::annotations;
@@ -210,6 +211,8 @@ pub struct ToolServer {
     state_ttl: Duration,
     /// How long a 2026-07-28 client may keep a list (`ttlMs`).
     list_ttl: Duration,
+    /// Where tasks are kept, and for how long (shared by clones).
+    tasks: tasks::Tasks,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -247,6 +250,7 @@ impl Clone for ToolServer {
             state_keys: self.state_keys.clone(),
             state_ttl: self.state_ttl,
             list_ttl: self.list_ttl,
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -341,6 +345,7 @@ impl ToolServer {
             state_keys: None,
             state_ttl: DEFAULT_REQUEST_STATE_TTL,
             list_ttl: DEFAULT_LIST_TTL,
+            tasks: tasks::Tasks::default(),
         }
     }
 
