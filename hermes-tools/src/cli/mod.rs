@@ -51,6 +51,8 @@
 mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
+#[cfg(feature = "mcp")]
+mod tasks;
 
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
@@ -215,6 +217,15 @@ struct ServeFlags {
     /// [default: 60].
     #[arg(long, value_name = "SECS")]
     list_ttl_secs: Option<u64>,
+    /// Seconds a call of a tasks-capable client runs before it becomes a task [default: 10].
+    #[arg(long, value_name = "SECS")]
+    task_after_secs: Option<u64>,
+    /// Seconds a task (and its result) is kept after its creation [default: 3600].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    task_ttl_secs: Option<u64>,
+    /// Seconds a task outlives its process's silence before it is failed [default: 15].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    task_lease_secs: Option<u64>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -747,7 +758,7 @@ impl Cli {
 
         // Each MCP session gets the context in a session of its own (see ToolServer); never
         // the operator's extensions: a client's request must not reach this terminal.
-        let mut server = ToolServer::new(self.tools().clone())
+        let mut server = tasks::configure(ToolServer::new(self.tools().clone()), &flags)
             .context(self.context.clone())
             .selection(selection)
             .agent_loop_tools(flags.agent_loop_tools)

@@ -36,7 +36,11 @@ pub(super) fn result(answer: &ToolAnswer, listing: &Listing, name: &str) -> Call
 }
 
 /// [`result`]'s `CallToolResult` itself (what a finished task keeps).
-pub(super) fn complete_result(answer: &ToolAnswer, listing: &Listing, name: &str) -> CallToolResult {
+pub(super) fn complete_result(
+    answer: &ToolAnswer,
+    listing: &Listing,
+    name: &str,
+) -> CallToolResult {
     let schema = listing
         .definitions
         .definition(name)

@@ -10,13 +10,13 @@ use std::sync::atomic::Ordering;
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CancelTaskParams, GetTaskParams, GetTaskResult,
-    UpdateTaskParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 

@@ -21,8 +21,15 @@ pub async fn check_store(store: &dyn TaskStore, prefix: &str) {
     let now = now_ms();
     let id = format!("{prefix}-roundtrip");
     let record = TaskRecord::new(&id, "slow", now, 60_000, 500, "owner-a", now + 10_000);
-    store.create(&record).await.expect("create stores a new record");
-    let stored = store.get(&id).await.expect("get").expect("a created record is found");
+    store
+        .create(&record)
+        .await
+        .expect("create stores a new record");
+    let stored = store
+        .get(&id)
+        .await
+        .expect("get")
+        .expect("a created record is found");
     assert_eq!(stored, record, "get returns the record as created");
 
     let again = store.create(&record).await;
@@ -58,7 +65,10 @@ pub async fn check_store(store: &dyn TaskStore, prefix: &str) {
         .expect("update")
         .expect("the record is there");
     assert_eq!(updated.id, id, "an update keeps the id");
-    assert_eq!(updated.created_at_ms, now, "an update keeps the creation time");
+    assert_eq!(
+        updated.created_at_ms, now,
+        "an update keeps the creation time"
+    );
     assert_eq!(updated.ttl_ms, 60_000, "an update keeps the TTL");
     assert_eq!(updated.status_message.as_deref(), Some("half (1/2)"));
     assert_eq!(
@@ -73,7 +83,10 @@ pub async fn check_store(store: &dyn TaskStore, prefix: &str) {
     let record = TaskRecord::new(&counter, "slow", now, 60_000, 500, "owner-a", now + 10_000);
     store.create(&record).await.expect("create");
     let bump = |record: &mut TaskRecord| {
-        let done = record.progress.as_ref().map_or(0.0, |progress| progress.done);
+        let done = record
+            .progress
+            .as_ref()
+            .map_or(0.0, |progress| progress.done);
         record.progress = Some(TaskProgress {
             done: done + 1.0,
             total: None,
@@ -96,7 +109,10 @@ pub async fn check_store(store: &dyn TaskStore, prefix: &str) {
     let record = TaskRecord::new(&orphan, "slow", now, 60_000, 500, "owner-dead", now - 1);
     store.create(&record).await.expect("create");
     let read = store.get(&orphan).await.expect("get").expect("found");
-    assert!(read.lease_lapsed(now_ms()), "the lapsed lease shows on a read");
+    assert!(
+        read.lease_lapsed(now_ms()),
+        "the lapsed lease shows on a read"
+    );
     let failed = store
         .update(&orphan, &|record| {
             record.fail_if_lapsed(now_ms());

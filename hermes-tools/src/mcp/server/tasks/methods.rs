@@ -73,7 +73,9 @@ impl Tasks {
     /// `tasks/cancel`: the request stored for the running call (nothing for a finished task).
     pub(in crate::mcp::server) async fn cancel(&self, id: &str) -> Result<(), ErrorData> {
         self.store
-            .update(id, &|record: &mut TaskRecord| record.request_cancel(now_ms()))
+            .update(id, &|record: &mut TaskRecord| {
+                record.request_cancel(now_ms())
+            })
             .await
             .map_err(|err| store_failed(&err))?
             .ok_or_else(|| unknown_task(id))?;
@@ -109,7 +111,10 @@ impl ToolServer {
         args: String,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let at_once = self.registry.get(&name).is_some_and(|tool| tool.runs_as_task());
+        let at_once = self
+            .registry
+            .get(&name)
+            .is_some_and(|tool| tool.runs_as_task());
         let capabilities = context.client_capabilities();
         let progress_to = context
             .meta

@@ -340,13 +340,19 @@ mod tests {
         assert!(task.fail_if_lapsed(2_001));
         assert_eq!(task.status, TaskStatus::Failed);
         let message = task.status_message.clone().unwrap();
-        assert!(message.contains("p1") && message.contains("lease"), "{message}");
+        assert!(
+            message.contains("p1") && message.contains("lease"),
+            "{message}"
+        );
         let value = serde_json::to_value(task.detailed()).unwrap();
         assert_eq!(value["error"]["code"], INTERNAL_ERROR);
 
         let mut done = record();
         done.finish_completed(JsonObject::new(), 1_500);
-        assert!(!done.fail_if_lapsed(10_000), "a finished task has no lease to lapse");
+        assert!(
+            !done.fail_if_lapsed(10_000),
+            "a finished task has no lease to lapse"
+        );
         assert_eq!(done.status, TaskStatus::Completed);
     }
 }
