@@ -116,6 +116,34 @@
 //!   [`request_state_ttl`](ToolServer::request_state_ttl); a forged, altered, foreign or expired
 //!   state is refused with -32602 saying to start over. Replicas that share the keys open each
 //!   other's states, so a retry may land on any of them.
+//!
+//! # Tasks
+//!
+//! The tasks extension (`io.modelcontextprotocol/tasks`) is advertised in `server/discover` and
+//! `initialize`. A 2026-07-28 request whose `_meta` declares it may be answered with a task
+//! handle (`resultType: "task"`) instead of the result, which the client then polls with
+//! `tasks/get`; the [`tasks`] module has the details. What a **tool author** must know:
+//!
+//! - a call becomes a task when it outlives [`task_after`](ToolServer::task_after) (10 s), at
+//!   once for a tool declared `#[tool(task)]` ([`ToolBuilder::task`](crate::tool::ToolBuilder::task)),
+//!   or at its first question: inside a task, [`elicit`](crate::ToolContext::elicit) and
+//!   [`sample`](crate::ToolContext::sample) wait for the client's `tasks/update` (the call is
+//!   suspended, **not** run again as in a Multi Round-Trip Request);
+//! - [`progress`](crate::ToolContext::progress) reports become the task's `statusMessage` (the
+//!   latest, written at most every 250 ms); log messages are not kept;
+//! - `tasks/cancel` drops the call, as a client's cancellation always did: an async tool stops
+//!   at its next await and `terminal`'s processes are killed; a `blocking` tool finishes
+//!   unobserved.
+//!
+//! What an **operator** must know: a task runs in the process that started it, whatever
+//! becomes of the client (it may come back over a new connection, and fetch the result until
+//! [`task_ttl`](ToolServer::task_ttl), an hour, after the task's creation; then its id is
+//! -32602). `serve` sets them with `--task-after-secs`, `--task-ttl-secs` and
+//! `--task-lease-secs`. Tasks live in this process's memory unless
+//! [`task_store`](ToolServer::task_store) shares a [`TaskStore`](tasks::TaskStore) among
+//! replicas, any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
+//! whose process died is reported `failed`, saying so, once its
+//! [lease](ToolServer::task_lease) (15 s) lapsed.
 
 use std::fmt;
 use std::net::SocketAddr;
