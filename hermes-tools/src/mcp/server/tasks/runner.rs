@@ -112,6 +112,7 @@ impl Launch {
         let mut latest: Option<TaskProgress> = None;
         let deadline = tokio::time::sleep(if at_once { Duration::ZERO } else { tasks.after });
         tokio::pin!(deadline);
+        let mut step = Step::Go;
         let mut tick = tokio::time::interval(tasks.tick());
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -194,20 +195,32 @@ impl Launch {
                     }
                 }
                 () = woken(wake) => {
-                    if let Some(promoted) = task.as_mut() && !sync(&tasks, promoted).await {
-                        break;
+                    if let Some(promoted) = task.as_mut() {
+                        step = sync(&tasks, promoted).await;
+                        if step != Step::Go {
+                            break;
+                        }
                     }
                 }
                 _ = tick.tick(), if task.is_some() => {
-                    if let Some(promoted) = task.as_mut() && !sync(&tasks, promoted).await {
-                        break;
+                    if let Some(promoted) = task.as_mut() {
+                        step = sync(&tasks, promoted).await;
+                        if step != Step::Go {
+                            break;
+                        }
                     }
                 }
             }
         }
-        // Dropping the call stops it, whatever it started (see the module docs).
+        // Dropping the call stops it, whatever it started (see the module docs): before the
+        // task says `cancelled`, so that a client seeing it finds the processes gone.
         drop(call);
         if let Some(promoted) = task {
+            if step == Step::Cancel {
+                tasks
+                    .change(&promoted.id, |record| record.finish_cancelled(now_ms()))
+                    .await;
+            }
             tasks.local.lock().remove(&promoted.id);
             if !promoted.waiting.is_empty() {
                 tracing::debug!(task = %promoted.id, "a task ended with questions unanswered");
@@ -264,10 +277,20 @@ async fn promote(
     })
 }
 
+/// What a running task does after looking at its record.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// Runs on.
+    Go,
+    /// Stops: the record is gone (expired) or finished elsewhere.
+    Stop,
+    /// Stops, and ends `cancelled` once the call is dropped.
+    Cancel,
+}
+
 /// Renews the task's lease and takes what other requests stored for it: answers (passed to
-/// the questions waiting for them) and a cancel request (the task ends `cancelled`).
-/// `false` when the call must stop: cancelled, or the record is gone (expired).
-async fn sync(tasks: &Tasks, promoted: &mut Promoted) -> bool {
+/// the questions waiting for them) and a cancel request.
+async fn sync(tasks: &Tasks, promoted: &mut Promoted) -> Step {
     let taken: Arc<Mutex<BTreeMap<String, Value>>> = Arc::default();
     let lease = millis(tasks.lease);
     let out = Arc::clone(&taken);
@@ -284,12 +307,12 @@ async fn sync(tasks: &Tasks, promoted: &mut Promoted) -> bool {
         Ok(Some(record)) => record,
         Ok(None) => {
             tracing::info!(task = %promoted.id, "a task expired while running: its call is stopped");
-            return false;
+            return Step::Stop;
         }
         Err(err) => {
             // The lease may lapse if this lasts: the task is then reported failed.
             tracing::warn!(task = %promoted.id, error = %err, "a running task could not reach its store");
-            return true;
+            return Step::Go;
         }
     };
     for (key, response) in std::mem::take(&mut *taken.lock()) {
@@ -297,13 +320,13 @@ async fn sync(tasks: &Tasks, promoted: &mut Promoted) -> bool {
             let _ = waiting.send(response);
         }
     }
-    if record.cancel_requested && !record.is_terminal() {
-        tasks
-            .change(&promoted.id, |record| record.finish_cancelled(now_ms()))
-            .await;
-        return false;
+    if record.is_terminal() {
+        Step::Stop
+    } else if record.cancel_requested {
+        Step::Cancel
+    } else {
+        Step::Go
     }
-    !record.is_terminal()
 }
 
 impl Tasks {
