@@ -145,6 +145,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         description,
         overrides,
         blocking,
+        task,
         raw_output,
         validate,
         clamped,
@@ -225,6 +226,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             timeout_secs: #timeout_secs,
             needs_approval: #needs_approval,
             blocking: #blocking,
+            task: #task,
             raw_output: #raw_output,
             annotations: #private::Annotations {
                 read_only: #read_only,

@@ -59,6 +59,8 @@ pub struct Tool {
     pub timeout_secs: Option<u64>,
     pub needs_approval: bool,
     pub blocking: bool,
+    /// An MCP client's call becomes a task at once (`#[tool(task)]`).
+    pub task: bool,
     /// Answers reach the model unredacted (`#[tool(raw_output)]`).
     pub raw_output: bool,
     pub read_only: bool,
@@ -240,6 +242,7 @@ impl Tool {
             timeout_secs,
             needs_approval: attr.needs_approval.value,
             blocking: attr.blocking.value,
+            task: attr.task.value,
             raw_output: attr.raw_output.value,
             read_only: attr.read_only.value,
             destructive: attr.destructive.value,

@@ -173,6 +173,7 @@ pub use hermes_tools_macros::resource;
 /// | `timeout_secs = 60` | the call's timeout (default 300; the config can override it) |
 /// | `needs_approval` | every call goes through the approval gate ([`hooks`]) |
 /// | `blocking` | a sync tool that may block long: the blocking pool, an enforced timeout |
+/// | `task` | served over MCP, a call by a client that declared the tasks extension is a task at once (`mcp::server::tasks`) |
 /// | `raw_output` | answers reach the model unredacted ([`secrets`]) |
 /// | `read_only` / `destructive` | MCP annotations |
 /// | `parallel` / `parallel = false` | whether calls may overlap in a turn (default: as `read_only`) |

@@ -82,6 +82,15 @@ pub(super) struct ServeFlags {
     /// [default: 60].
     #[arg(long, value_name = "SECS")]
     list_ttl_secs: Option<u64>,
+    /// Seconds a call of a tasks-capable client runs before it becomes a task [default: 10].
+    #[arg(long, value_name = "SECS")]
+    task_after_secs: Option<u64>,
+    /// Seconds a task (and its result) is kept after its creation [default: 3600].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    task_ttl_secs: Option<u64>,
+    /// Seconds a task outlives its process's silence before it is failed [default: 15].
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    task_lease_secs: Option<u64>,
     /// The longest message read, in bytes (a stdio line, an HTTP body) [default: 16 MiB].
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1024..))]
     max_message_bytes: Option<u64>,
@@ -131,6 +140,16 @@ impl Cli {
             .allow_origins(flags.allow_origin);
         if let Some(sessions) = flags.max_sessions {
             server = server.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
+        }
+        // Tasks (see `mcp::server::tasks`): the threshold, TTL and lease the flags set.
+        if let Some(secs) = flags.task_after_secs {
+            server = server.task_after(std::time::Duration::from_secs(secs));
+        }
+        if let Some(secs) = flags.task_ttl_secs {
+            server = server.task_ttl(std::time::Duration::from_secs(secs));
+        }
+        if let Some(secs) = flags.task_lease_secs {
+            server = server.task_lease(std::time::Duration::from_secs(secs));
         }
         if let Some(secs) = flags.session_idle_secs {
             server = server.session_idle_timeout(std::time::Duration::from_secs(secs));

@@ -54,7 +54,8 @@
 //!   answers every line) and Streamable HTTP at `/mcp` ([`bind_http`](server::ToolServer::bind_http)).
 //!   It answers the `initialize` handshake and `server/discover` (which Python SDK 2.x clients
 //!   send first) alike; a request of the 2026-07-28 revision over HTTP belongs to no session (see
-//!   [sessions](server#sessions)).
+//!   [sessions](server#sessions)). A long call of a client that declares the tasks extension
+//!   becomes a task it polls ([tasks](server#tasks)).
 //!
 //! # Consuming MCP servers
 //!
@@ -254,7 +255,8 @@
 //! ```
 //!
 //! `serve` takes `--agent-loop-tools`, `--allow-origin ORIGIN` (besides loopback ones),
-//! `--session-idle-secs` (1800), `--max-sessions` (100), `--max-message-bytes` (16 MiB), and the
+//! `--session-idle-secs` (1800), `--max-sessions` (100), `--max-message-bytes` (16 MiB),
+//! `--task-after-secs` (10), `--task-ttl-secs` (3600), `--task-lease-secs` (15), and the
 //! authentication flags of [the next section](#serving-beyond-one-machine); without those,
 //! `--http` listens on loopback only.
 //!

@@ -181,6 +181,8 @@ pub struct Tool {
     timeout_secs: Option<u64>,
     needs_approval: bool,
     blocking: bool,
+    /// Whether an MCP client's call of it becomes a task at once (`#[tool(task)]`).
+    task: bool,
     raw_output: bool,
     annotations: Annotations,
     clamped: Vec<String>,
@@ -220,6 +222,7 @@ impl Tool {
             timeout_secs: decl.timeout_secs,
             needs_approval: decl.needs_approval,
             blocking: decl.blocking,
+            task: decl.task,
             raw_output: decl.raw_output,
             annotations: decl.annotations,
             clamped: decl.clamped.iter().map(|s| (*s).to_owned()).collect(),
@@ -271,6 +274,7 @@ impl Tool {
                 timeout_secs: None,
                 needs_approval: false,
                 blocking: false,
+                task: false,
                 raw_output: false,
                 annotations: Annotations::default(),
                 clamped: Vec::new(),
@@ -355,6 +359,13 @@ impl Tool {
     /// thread of its own, under an enforced timeout.
     pub fn is_blocking(&self) -> bool {
         self.blocking
+    }
+
+    /// Whether a call of it by an MCP client that declared the tasks extension becomes a
+    /// task at once (`#[tool(task)]`), rather than after the server's threshold (see
+    /// `mcp::server::tasks`, feature `mcp`).
+    pub fn runs_as_task(&self) -> bool {
+        self.task
     }
     /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`; the config may
     /// say otherwise, see [`Config::redacts_answers_of`](crate::config::Config::redacts_answers_of)).
@@ -536,6 +547,12 @@ impl ToolBuilder {
     /// enforced timeout, instead of inline.
     pub fn blocking(mut self, blocking: bool) -> Self {
         self.tool.blocking = blocking;
+        self
+    }
+    /// Makes a call of it by an MCP client that declared the tasks extension a task at once:
+    /// for a tool that always runs long (see `mcp::server::tasks`, feature `mcp`).
+    pub fn task(mut self, task: bool) -> Self {
+        self.tool.task = task;
         self
     }
     /// Lets its answers reach the model unredacted. Only for a tool whose purpose is to show

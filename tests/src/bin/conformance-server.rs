@@ -46,7 +46,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
-fn fixtures() -> [Tool; 26] {
+fn fixtures() -> [Tool; 28] {
     [
         Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
         Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
@@ -74,6 +74,8 @@ fn fixtures() -> [Tool; 26] {
         Tool::from_decl(&TEST_STREAMING_ELICITATION_TOOL),
         Tool::from_decl(&TEST_LOGGING_TOOL_TOOL),
         Tool::from_decl(&TEST_TRIGGER_TOOL_CHANGE_TOOL),
+        Tool::from_decl(&SLOW_STEPS_TOOL),
+        Tool::from_decl(&GREET_IN_TASK_TOOL),
     ]
 }
 
@@ -193,6 +195,45 @@ async fn test_tool_with_progress(ctx: &ToolContext) -> &'static str {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     "Progress reported three times."
+}
+
+/// Work `steps` steps of `step_ms` milliseconds each, reporting progress after each: a long
+/// call, which a client that declared the tasks extension gets as a task (tests/mcp_tasks.rs).
+///
+/// # Arguments
+/// * `steps` - How many steps.
+/// * `step_ms` - How long each step takes, in milliseconds.
+#[tool(toolset = "conformance", unlisted)]
+async fn slow_steps(steps: u32, step_ms: u64, ctx: &ToolContext) -> String {
+    for step in 1..=steps {
+        tokio::time::sleep(std::time::Duration::from_millis(step_ms)).await;
+        let message = format!("step {step} of {steps}");
+        ctx.progress(f64::from(step), Some(f64::from(steps)), &message);
+    }
+    format!("finished {steps} steps")
+}
+
+/// Ask the user's name, then greet them: a task at once (`task`), whose question the client
+/// answers with `tasks/update` (tests/mcp_tasks.rs).
+#[tool(toolset = "conformance", unlisted, task)]
+async fn greet_in_task(ctx: &ToolContext) -> Result<String, AskError> {
+    let form = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string", "description": "Your name"}},
+        "required": ["name"]
+    });
+    let reply = ctx
+        .elicit(Elicitation::new("Please enter your name.", form))
+        .await?;
+    let ElicitationReply::Accept(values) = reply else {
+        return Ok(format!("Nobody to greet: {}", said(&reply)));
+    };
+    let values = Value::from(values);
+    let name = values
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("stranger");
+    Ok(format!("Hello, {name}!"))
 }
 
 /// Close this call's stream, then work and answer, for the conformance suite (scenario

@@ -1,4 +1,4 @@
-//! The fields `#[tool]` writes beyond the keys: `blocking`, `parallel = false` (kept apart
+//! The fields `#[tool]` writes beyond the keys: `blocking`, `task`, `parallel = false` (kept apart
 //! from "not written"), `clamped` (model names, after `rename`), `validate` (set by a type the
 //! macro cannot vouch for), and `parse`, the one deserialization of the arguments, which
 //! refuses unknown keys.
@@ -30,7 +30,7 @@ pub enum Mode {
 }
 
 /// Set the mode.
-#[tool(toolset = "demo")]
+#[tool(toolset = "demo", task)]
 async fn set_mode(mode: Mode) -> String {
     match mode {
         Mode::Fast => "fast".into(),
@@ -41,6 +41,7 @@ async fn set_mode(mode: Mode) -> String {
 fn main() {
     let decl = &COUNT_LINES_TOOL;
     assert!(decl.blocking);
+    assert!(!decl.task, "not written: not a task at once");
     assert!(decl.annotations.read_only);
     assert_eq!(
         decl.annotations.parallel,
@@ -77,6 +78,8 @@ fn main() {
 
     let decl = &SET_MODE_TOOL;
     assert!(!decl.blocking);
+    assert!(decl.task, "`task` is written down");
+    assert!(hermes_tools::tool::Tool::from_decl(decl).runs_as_task());
     assert!(decl.clamped.is_empty());
     assert!(decl.validate, "`Mode` may accept what its schema refuses");
     assert!((decl.parse)(r#"{"mode": "Fast"}"#).is_ok());

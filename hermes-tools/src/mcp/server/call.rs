@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use rmcp::ErrorData;
-use rmcp::model::{CallToolResponse, JsonObject, ProgressToken};
+use rmcp::model::{CallToolResponse, CallToolResult, JsonObject, ProgressToken};
 use rmcp::service::{RequestContext, RoleServer};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -54,11 +54,20 @@ pub(super) fn log_level_of(request: &RequestContext<RoleServer>) -> Result<(), E
 /// The call's result, held to the output schema the client was shown (as `tools/list`
 /// rendered it).
 pub(super) fn result(answer: &ToolAnswer, listing: &Listing, name: &str) -> CallToolResponse {
+    complete_result(answer, listing, name).into()
+}
+
+/// [`result`]'s `CallToolResult` itself (what a finished task keeps).
+pub(super) fn complete_result(
+    answer: &ToolAnswer,
+    listing: &Listing,
+    name: &str,
+) -> CallToolResult {
     let schema = listing
         .definitions
         .definition(name)
         .and_then(|definition| definition.get("outputSchema"));
-    convert::held_to(convert::call_result(answer), schema).into()
+    convert::held_to(convert::call_result(answer), schema)
 }
 
 impl ToolServer {

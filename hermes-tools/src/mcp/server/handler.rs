@@ -10,12 +10,13 @@ use std::sync::atomic::Ordering;
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
-    CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, JsonObject,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
-    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
-    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
+    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
+    GetPromptResponse, GetTaskParams, GetTaskResult, JsonObject, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -143,6 +144,7 @@ impl ServerHandler for ToolServer {
             .enable_logging()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_tasks()
             .build();
         // Declared only when something is linked: a client then offers nothing it lacks.
         if content::has_resources() {
@@ -208,6 +210,10 @@ impl ServerHandler for ToolServer {
         if modern(&context) {
             call::log_level_of(&context)?;
         }
+        // A client that declared the tasks extension: a long call becomes a task (tasks/).
+        if Self::may_become_task(&context) {
+            return self.call_as_task(&request, &context, listing, args).await;
+        }
         let options = self.served_options(&listing);
         let mut served = self.served_call(&context);
         // The 2026-07-28 era asks through `input_required` rounds (see mrtr.rs): the tool runs
@@ -244,6 +250,35 @@ impl ServerHandler for ToolServer {
             }
         }
         Ok(call::result(&answer, &listing, name))
+    }
+
+    /// `tasks/get`: answered from the task store, whichever process runs the task.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        self.tasks.get(&request.task_id).await
+    }
+
+    /// `tasks/update`: the answers stored for the task's running call.
+    async fn update_task(
+        &self,
+        request: UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks
+            .update(&request.task_id, request.input_responses)
+            .await
+    }
+
+    /// `tasks/cancel`: the cancellation stored for the task's running call.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id).await
     }
 
     async fn list_resources(

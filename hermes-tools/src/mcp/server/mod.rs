@@ -139,6 +139,34 @@
 //! `resources/subscribe`, `resources/unsubscribe`) answer a request of that era -32601
 //! (HTTP 404); sessions of the `initialize` era keep them.
 //!
+//! # Tasks
+//!
+//! The tasks extension (`io.modelcontextprotocol/tasks`) is advertised in `server/discover` and
+//! `initialize`. A 2026-07-28 request whose `_meta` declares it may be answered with a task
+//! handle (`resultType: "task"`) instead of the result, which the client then polls with
+//! `tasks/get`; the [`tasks`] module has the details. What a **tool author** must know:
+//!
+//! - a call becomes a task when it outlives [`task_after`](ToolServer::task_after) (10 s), at
+//!   once for a tool declared `#[tool(task)]` ([`ToolBuilder::task`](crate::tool::ToolBuilder::task)),
+//!   or at its first question: inside a task, [`elicit`](crate::ToolContext::elicit) and
+//!   [`sample`](crate::ToolContext::sample) wait for the client's `tasks/update` (the call is
+//!   suspended, **not** run again as in a Multi Round-Trip Request);
+//! - [`progress`](crate::ToolContext::progress) reports become the task's `statusMessage` (the
+//!   latest, written at most every 250 ms); log messages are not kept;
+//! - `tasks/cancel` drops the call, as a client's cancellation always did: an async tool stops
+//!   at its next await and `terminal`'s processes are killed; a `blocking` tool finishes
+//!   unobserved.
+//!
+//! What an **operator** must know: a task runs in the process that started it, whatever
+//! becomes of the client (it may come back over a new connection, and fetch the result until
+//! [`task_ttl`](ToolServer::task_ttl), an hour, after the task's creation; then its id is
+//! -32602). `serve` sets them with `--task-after-secs`, `--task-ttl-secs` and
+//! `--task-lease-secs`. Tasks live in this process's memory unless
+//! [`task_store`](ToolServer::task_store) shares a [`TaskStore`](tasks::TaskStore) among
+//! replicas, any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
+//! whose process died is reported `failed`, saying so, once its
+//! [lease](ToolServer::task_lease) (15 s) lapsed.
+//!
 //! # Fleet
 //!
 //! `serve --http` runs as several replicas behind a load balancer (round robin; no affinity
@@ -223,6 +251,7 @@ mod mrtr;
 mod stdio;
 #[cfg(feature = "mcp-redis")]
 pub mod store;
+pub mod tasks;
 mod watch;
 
 pub use convert::annotations;
@@ -292,6 +321,8 @@ pub struct ToolServer {
     state_ttl: Duration,
     /// How long a 2026-07-28 client may keep a list (`ttlMs`).
     list_ttl: Duration,
+    /// Where tasks are kept, and for how long (shared by clones).
+    tasks: tasks::Tasks,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -334,6 +365,7 @@ impl Clone for ToolServer {
             state_keys: self.state_keys.clone(),
             state_ttl: self.state_ttl,
             list_ttl: self.list_ttl,
+            tasks: self.tasks.clone(),
         }
     }
 }
@@ -451,6 +483,7 @@ impl ToolServer {
             state_keys: None,
             state_ttl: DEFAULT_REQUEST_STATE_TTL,
             list_ttl: DEFAULT_LIST_TTL,
+            tasks: tasks::Tasks::default(),
         }
     }
 

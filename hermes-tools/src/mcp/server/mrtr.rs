@@ -368,10 +368,7 @@ impl Round {
             }
             None => {}
         }
-        let elicitation = capabilities
-            .and_then(|caps| caps.elicitation.as_ref())
-            .is_some_and(|modes| modes.form.is_some() || modes.url.is_none());
-        let sampling = capabilities.is_some_and(|caps| caps.sampling.is_some());
+        let (elicitation, sampling) = offers(capabilities);
         Ok(Self {
             answers,
             asked: Mutex::new(Asked::default()),
@@ -462,6 +459,16 @@ impl Round {
             .collect();
         Ok(Some(InputRequiredResult::new(Some(requests), Some(sealed))))
     }
+}
+
+/// What a request's client declared it can answer: (form elicitation, sampling). A tool is
+/// never put a question of a kind its client did not declare.
+pub(super) fn offers(capabilities: Option<&ClientCapabilities>) -> (bool, bool) {
+    let elicitation = capabilities
+        .and_then(|caps| caps.elicitation.as_ref())
+        .is_some_and(|modes| modes.form.is_some() || modes.url.is_none());
+    let sampling = capabilities.is_some_and(|caps| caps.sampling.is_some());
+    (elicitation, sampling)
 }
 
 /// The message a tool reads for a question whose answer the client has yet to give.

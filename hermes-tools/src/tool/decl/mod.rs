@@ -151,6 +151,9 @@ pub struct ToolDecl {
     /// Whether a sync tool may block for long (`#[tool(blocking)]`): it then runs on a
     /// thread of its own with an enforced timeout instead of inline.
     pub blocking: bool,
+    /// Whether an MCP client's call of it becomes a task at once (`#[tool(task)]`): for a
+    /// tool that always runs long.
+    pub task: bool,
     /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`): for a tool
     /// whose output is the credential it was asked for, knowingly.
     pub raw_output: bool,
@@ -203,6 +206,7 @@ impl ToolDecl {
             timeout_secs: None,
             needs_approval: false,
             blocking: false,
+            task: false,
             raw_output: false,
             annotations: Annotations {
                 read_only: false,
