@@ -696,7 +696,8 @@ fn an_expired_request_state_is_refused_and_an_undeclared_kind_is_never_asked() {
     let message = answer["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains("expired"), "{answer}");
 
-    // The client declared elicitation only: a tool that samples is told at once, no request.
+    // The client declared elicitation only: a tool that samples is told at once, no request
+    // goes out, and the call answers -32021 naming the capability it needed.
     server.write(&modern_call(
         3,
         "test_sampling",
@@ -704,15 +705,12 @@ fn an_expired_request_state_is_refused_and_an_undeclared_kind_is_never_asked() {
         json!({}),
     ));
     let answer = server.answer();
-    assert_eq!(answer["result"]["isError"], true, "{answer}");
-    assert!(answer["result"].get("inputRequests").is_none(), "{answer}");
-    let text = answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
+    assert_eq!(answer["error"]["code"], -32021, "{answer}");
     assert!(
-        text.contains("cannot ask: the caller offers no sampling"),
+        answer["error"]["data"]["requiredCapabilities"]["sampling"].is_object(),
         "{answer}"
     );
+    assert!(answer.get("result").is_none(), "{answer}");
 }
 
 #[test]

@@ -86,6 +86,7 @@ mod sse;
 mod stdio;
 mod stdout;
 mod supervisor;
+mod tasks;
 mod upstream;
 mod utility;
 

@@ -11,7 +11,9 @@
 use std::time::Duration;
 
 use rmcp::ErrorData;
-use rmcp::model::{DEFAULT_MRTR_MAX_ROUNDS, InputRequest, InputRequiredResult, InputResponses};
+use rmcp::model::{
+    DEFAULT_MRTR_MAX_ROUNDS, InputRequest, InputRequests, InputRequiredResult, InputResponses,
+};
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
@@ -50,6 +52,19 @@ pub(super) async fn answer(
         let pause = 50u64.saturating_mul(1 << round.min(3)).min(250);
         tokio::time::sleep(Duration::from_millis(pause)).await;
     }
+    let responses = answer_all(answerers, questions).await?;
+    Ok(Retry {
+        responses: (!responses.is_empty()).then_some(responses),
+        state: asked.request_state,
+    })
+}
+
+/// Answers each of `questions` through `answerers`, by key: what a Multi Round-Trip Request's
+/// retry and a task's `tasks/update` carry.
+pub(super) async fn answer_all(
+    answerers: &Answerers,
+    questions: InputRequests,
+) -> Result<InputResponses, ServiceError> {
     // One after another: each may ask the user, who answers one question at a time.
     let mut responses = InputResponses::new();
     for (key, question) in questions {
@@ -81,10 +96,7 @@ pub(super) async fn answer(
         };
         responses.insert(key, response);
     }
-    Ok(Retry {
-        responses: (!responses.is_empty()).then_some(responses),
-        state: asked.request_state,
-    })
+    Ok(responses)
 }
 
 fn to_value(result: impl serde::Serialize) -> Result<Value, ServiceError> {

@@ -10,8 +10,8 @@ use rmcp::ClientHandler;
 use rmcp::ErrorData;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
-    FormElicitationCapability, Implementation, ProgressNotificationParam, ProtocolVersion,
-    SamplingCapability,
+    ExtensionCapabilities, FormElicitationCapability, Implementation, JsonObject,
+    ProgressNotificationParam, ProtocolVersion, SamplingCapability, TASKS_EXTENSION_ID,
 };
 #[allow(deprecated, reason = "sampling: see `requests`")]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult};
@@ -294,6 +294,11 @@ impl ClientHandler for Handler {
             capabilities.elicitation =
                 Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
         }
+        // Tasks: a long call the server runs as a task is followed to its end (see `tasks`).
+        capabilities
+            .extensions
+            .get_or_insert_with(ExtensionCapabilities::new)
+            .insert(TASKS_EXTENSION_ID.to_owned(), JsonObject::new());
         ClientConfig::new(
             capabilities,
             Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),

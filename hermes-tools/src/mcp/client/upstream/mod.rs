@@ -31,7 +31,7 @@ use super::requests::Answerers;
 use super::rest::{Activity, RestPolicy};
 use super::utility::Utility;
 use super::{Era, McpOptions, RejectedTool, ServerState, ServerStatus, call_result};
-use super::{mrtr, naming};
+use super::{mrtr, naming, tasks};
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::config::{McpServerConfig, McpTransport};
@@ -567,12 +567,23 @@ async fn request(
                         params.input_responses = retry.responses;
                         params.request_state = retry.state;
                     }
-                    // The tasks extension is not declared, so a server must not answer so.
-                    ServerResult::CreateTaskResult(_) => {
-                        return Ok(ToolAnswer::error(format!(
-                            "MCP server {server:?} answered the call to {tool:?} with a task, \
-                             which this client did not ask for and does not follow."
-                        )));
+                    // A long call the server runs as a task: followed to its end (see
+                    // `tasks`), within the call's one timeout.
+                    ServerResult::CreateTaskResult(created) => {
+                        let outcome = tasks::follow(&peer, created.task, &answerers, &ctx).await?;
+                        return Ok(match outcome {
+                            tasks::Outcome::Completed(result) => {
+                                call_result::from_result(&server, &tool, result, typed)
+                            }
+                            tasks::Outcome::Failed(why) => ToolAnswer::error(format!(
+                                "MCP server {server:?} ran the call to {tool:?} as a task, \
+                                 which failed: {why}"
+                            )),
+                            tasks::Outcome::Cancelled => ToolAnswer::error(format!(
+                                "MCP server {server:?} cancelled the task running the call to \
+                                 {tool:?}."
+                            )),
+                        });
                     }
                     _ => return Err(ServiceError::UnexpectedResponse),
                 }
