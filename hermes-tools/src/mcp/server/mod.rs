@@ -163,7 +163,7 @@
 //! -32602). `serve` sets them with `--task-after-secs`, `--task-ttl-secs` and
 //! `--task-lease-secs`. Tasks live in this process's memory unless
 //! [`task_store`](ToolServer::task_store) shares a [`TaskStore`](tasks::TaskStore) among
-//! replicas, any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
+//! replicas (`serve --store` shares Redis: see [Fleet](self#fleet)), any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
 //! whose process died is reported `failed`, saying so, once its
 //! [lease](ToolServer::task_lease) (15 s) lapsed.
 //!
