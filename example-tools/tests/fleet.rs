@@ -7,6 +7,7 @@
 //! when it ends (drop guards), whatever happens. They need `redis-server`, `haproxy` and
 //! `HERMES_PYTHON`, which `bash .ci/test` installs and sets.
 
+use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -14,6 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 const INSTALL: &str = "run `bash .ci/test`, which installs redis-server, haproxy and the pinned \
@@ -95,6 +97,11 @@ struct Replica {
 
 impl Replica {
     fn start(name: &str, dir: &Path, store: &str) -> Self {
+        Self::start_with(name, dir, store, &[])
+    }
+
+    /// A replica given `flags` besides the fleet's own.
+    fn start_with(name: &str, dir: &Path, store: &str, flags: &[&str]) -> Self {
         let root = dir.join(name);
         std::fs::create_dir_all(&root).expect("the replica's directory");
         // The tests' calls run `terminal` (in a throwaway directory): no approval asked.
@@ -105,6 +112,7 @@ impl Replica {
             .arg(&config)
             .args(["serve", "--http", "127.0.0.1:0", "--store", store])
             .args(["--replica-id", name])
+            .args(flags)
             .env("HERMES_MCP_STATE_KEYS", STATE_KEYS)
             .env_remove("HERMES_TOOLS_CONFIG")
             .current_dir(&root)
@@ -188,17 +196,24 @@ struct Fleet {
     _redis: Guard,
     dir: TempDir,
     url: String,
+    /// HAProxy's port.
+    port: u16,
     redis_port: u16,
 }
 
 impl Fleet {
     fn start() -> Self {
+        Self::start_with(&[])
+    }
+
+    /// A fleet whose replicas are all given `flags`.
+    fn start_with(flags: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let (redis_guard, redis_port) = redis(dir.path());
         let store = format!("redis://127.0.0.1:{redis_port}/0");
         let replicas: Vec<Replica> = ["r1", "r2", "r3"]
             .iter()
-            .map(|name| Replica::start(name, dir.path(), &store))
+            .map(|name| Replica::start_with(name, dir.path(), &store, flags))
             .collect();
         let (balancer, port) = haproxy(dir.path(), &replicas);
         // The health checks have seen every replica up.
@@ -209,6 +224,7 @@ impl Fleet {
             _redis: redis_guard,
             dir,
             url: format!("http://127.0.0.1:{port}/mcp"),
+            port,
             redis_port,
         }
     }
@@ -423,17 +439,27 @@ fn post_body(port: u16, session: Option<&str>, body: &str) -> (String, String) {
 }
 
 fn exchange(port: u16, session: Option<&str>, body: &str) -> (String, String, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the replica listens");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("a timeout");
     let session = session
         .map(|session| format!("Mcp-Session-Id: {session}\r\n"))
         .unwrap_or_default();
+    exchange_with(
+        port,
+        &format!("MCP-Protocol-Version: 2025-11-25\r\n{session}"),
+        body,
+    )
+}
+
+/// POSTs `body` with the header lines `headers` (each ending in CRLF): the status line, the
+/// head and the body, read up to the first JSON-RPC message's end.
+fn exchange_with(port: u16, headers: &str, body: &str) -> (String, String, String) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("the endpoint listens");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("a timeout");
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
-         {session}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Accept: application/json, text/event-stream\r\n{headers}\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).expect("sent");
@@ -471,4 +497,161 @@ fn redis_command(port: u16, command: &str) -> String {
     let mut answer = vec![0u8; 64 * 1024];
     let n = stream.read(&mut answer).unwrap_or(0);
     String::from_utf8_lossy(&answer[..n]).into_owned()
+}
+
+/// A request of the 2026-07-28 era declaring the tasks extension, sent through HAProxy on
+/// `port`: which replica answered (`Hermes-Replica`), and the JSON-RPC answer.
+fn modern(port: u16, method: &str, name: Option<&str>, mut params: Value) -> (String, Value) {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "fleet-tasks", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}
+        },
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let name = name
+        .map(|name| format!("Mcp-Name: {name}\r\n"))
+        .unwrap_or_default();
+    let headers = format!("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: {method}\r\n{name}");
+    let (status, head, body) = exchange_with(port, &headers, &body);
+    assert!(
+        status.starts_with("HTTP/1.1 200"),
+        "{method}: {status}\n{head}\n{body}"
+    );
+    let replica = head
+        .lines()
+        .find_map(|line| {
+            let (header, value) = line.split_once(':')?;
+            header
+                .eq_ignore_ascii_case("hermes-replica")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_else(|| panic!("no Hermes-Replica header: {head}"));
+    // A JSON body, or the first SSE event's data: the first JSON-RPC message either way.
+    let start = body
+        .find("{\"jsonrpc\"")
+        .unwrap_or_else(|| panic!("{method}: no JSON-RPC message in {body}"));
+    let message = serde_json::Deserializer::from_str(&body[start..])
+        .into_iter::<Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("{method}: an unreadable answer {body}"));
+    (replica, message)
+}
+
+/// Starts `command` in `terminal` through HAProxy as a task: the replica that runs it, and
+/// the task's id.
+fn start_task(fleet: &Fleet, command: &str) -> (String, String) {
+    let (replica, answer) = modern(
+        fleet.port,
+        "tools/call",
+        Some("terminal"),
+        json!({"name": "terminal", "arguments": {"command": command}}),
+    );
+    let result = &answer["result"];
+    assert_eq!(result["resultType"], "task", "{answer}");
+    assert_eq!(result["status"], "working", "{answer}");
+    let id = result["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task id: {answer}"))
+        .to_owned();
+    (replica, id)
+}
+
+/// Polls task `id` through HAProxy until it is no longer `working` (at most `limit`): each
+/// poll's replica and task state.
+fn poll_task(fleet: &Fleet, id: &str, limit: Duration) -> Vec<(String, Value)> {
+    let started = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        let (replica, answer) = modern(fleet.port, "tasks/get", Some(id), json!({"taskId": id}));
+        let state = answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("tasks/get of {id} failed: {answer}"));
+        let working = state["status"] == "working";
+        seen.push((replica, state));
+        if !working {
+            return seen;
+        }
+        assert!(
+            started.elapsed() < limit,
+            "task {id} still working after {limit:?}: {seen:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+#[test]
+#[ignore = "needs redis-server and haproxy that `bash .ci/test` installs"]
+fn a_task_started_through_one_replica_is_polled_to_its_result_through_the_others() {
+    let fleet = Fleet::start_with(&["--task-after-secs", "1"]);
+    let marker = format!("finished-{}", std::process::id());
+    // Runs 3 s: a task after 1 s, then polled through whichever replica HAProxy picks.
+    let (runner, id) = start_task(&fleet, &format!("sleep 3 && echo {marker}"));
+    let seen = poll_task(&fleet, &id, Duration::from_secs(20));
+    let (_, last) = seen.last().expect("polled");
+    assert_eq!(last["status"], "completed", "{seen:#?}");
+    assert_eq!(last["taskId"], id.as_str());
+    let output = last["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(output.contains(&marker), "the command's output: {last}");
+    assert!(
+        seen.iter()
+            .filter(|(_, state)| state["status"] == "working")
+            .count()
+            >= 2,
+        "the task was seen working while it ran: {seen:#?}"
+    );
+    // Round robin, no affinity: polls reached every replica, the others included.
+    let pollers: BTreeSet<&str> = seen.iter().map(|(replica, _)| replica.as_str()).collect();
+    assert!(
+        pollers.iter().any(|poller| *poller != runner) && pollers.len() == 3,
+        "started on {runner}, polled through {pollers:?}"
+    );
+    // The record is in the shared store, under the fleet's prefix.
+    let keys = redis_command(fleet.redis_port, &format!("EXISTS hermes:mcp:task:{id}"));
+    assert_eq!(keys, ":1\r\n", "the task is kept in Redis until its TTL");
+}
+
+#[test]
+#[ignore = "needs redis-server and haproxy that `bash .ci/test` installs"]
+fn a_task_whose_replica_is_killed_is_reported_failed_after_its_lease() {
+    let mut fleet = Fleet::start_with(&["--task-after-secs", "1", "--task-lease-secs", "2"]);
+    let (runner, id) = start_task(&fleet, &format!("sleep 60.{}", std::process::id()));
+    let (_, state) = modern(fleet.port, "tasks/get", Some(&id), json!({"taskId": id}));
+    assert_eq!(state["result"]["status"], "working", "{state}");
+
+    let index = fleet
+        .replicas
+        .iter()
+        .position(|replica| replica.name == runner)
+        .unwrap_or_else(|| panic!("{runner} is one of the fleet"));
+    let pid = fleet.replicas[index].guard.child.id();
+    let _ = fleet.replicas[index].guard.child.kill();
+    let _ = fleet.replicas[index].guard.child.wait();
+    let killed = Instant::now();
+
+    // Never left pending: failed once the 2 s lease lapsed, by a replica that read it.
+    let seen = poll_task(&fleet, &id, Duration::from_secs(15));
+    let (reporter, last) = seen.last().expect("polled");
+    assert_ne!(*reporter, runner, "the killed replica answers nothing");
+    assert_eq!(last["status"], "failed", "{seen:#?}");
+    let why = last["statusMessage"].as_str().unwrap_or_default();
+    assert!(
+        why.contains(&format!("pid-{pid}-")) && why.contains("stopped renewing its lease"),
+        "the failure names the dead process and why: {last}"
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(10),
+        "reported within the lease and a poll: {:?}",
+        killed.elapsed()
+    );
+    // It stays failed, for every replica.
+    for _ in 0..3 {
+        let (_, again) = modern(fleet.port, "tasks/get", Some(&id), json!({"taskId": id}));
+        assert_eq!(again["result"]["status"], "failed", "{again}");
+    }
 }

@@ -6,6 +6,7 @@ use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hermes_tools::mcp::server::tasks::TaskStore;
 use hermes_tools::mcp::server::{RedisStore, RedisStoreConfig};
 use rmcp::model::{ClientCapabilities, Implementation, InitializeRequestParams};
 use rmcp::transport::streamable_http_server::session::{SessionState, SessionStore};
@@ -206,4 +207,69 @@ async fn redis_going_away_fails_each_operation_in_time_and_its_return_is_picked_
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server that `bash .ci/test` installs"]
+async fn the_redis_task_store_keeps_the_task_store_contract() {
+    let redis = Redis::start();
+    let store = RedisStore::connect(redis.config().key_prefix("fleet-t:"))
+        .await
+        .unwrap();
+    let tasks = store.task_store();
+    hermes_tools::mcp::server::tasks::check_store(&tasks, "redis").await;
+
+    // The record is where the docs say, as JSON, and Redis itself expires it at its TTL.
+    let raw = store.get("task:redis-roundtrip").await.unwrap();
+    assert_eq!(
+        raw.as_ref().and_then(|record| record["id"].as_str()),
+        Some("redis-roundtrip"),
+        "{raw:?}"
+    );
+    let mut connection = redis::Client::open(format!("redis://127.0.0.1:{}/0", redis.port))
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg("fleet-t:task:redis-counter")
+        .query_async(&mut connection)
+        .await
+        .unwrap();
+    assert!(
+        (50_000..=60_000).contains(&ttl),
+        "updates kept the key's expiry (creation + 60 s): PTTL {ttl}"
+    );
+
+    // Something else under the prefix is refused as unreadable, not taken for a task.
+    redis::cmd("SET")
+        .arg("fleet-t:task:alien")
+        .arg("{\"not\":\"a task\"}")
+        .query_async::<()>(&mut connection)
+        .await
+        .unwrap();
+    let err = tasks.get("alien").await.unwrap_err().to_string();
+    assert!(
+        err.contains("task alien") && err.contains("prefix"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server that `bash .ci/test` installs"]
+async fn the_redis_task_store_fails_in_time_saying_so_while_redis_is_gone() {
+    let mut redis = Redis::start();
+    let store = RedisStore::connect(redis.config()).await.unwrap();
+    let tasks = store.task_store();
+    redis.stop();
+    let started = Instant::now();
+    let err = tasks.get("any").await.unwrap_err().to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "bounded by the timeout"
+    );
+    assert!(
+        err.contains("task store failed") && err.contains("shared store at redis://127.0.0.1"),
+        "{err}"
+    );
 }

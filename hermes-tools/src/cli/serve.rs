@@ -98,9 +98,9 @@ pub(super) struct ServeFlags {
     /// `-`, `_`, `.`): which replica of a fleet answered.
     #[arg(long, value_name = "NAME", requires = "http")]
     replica_id: Option<String>,
-    /// Share the HTTP sessions with the other replicas of a fleet through this Redis
-    /// (redis://[:password@]host:port/db): a session opened on one replica continues on any.
-    /// The server refuses to start if Redis does not answer.
+    /// Share the HTTP sessions and the tasks with the other replicas of a fleet through this
+    /// Redis (redis://[:password@]host:port/db): a session opened, or a task started, on one
+    /// replica continues on any. The server refuses to start if Redis does not answer.
     #[cfg(feature = "mcp-redis")]
     #[arg(
         long,

@@ -453,8 +453,8 @@
 //! (With the proxy on the same host, `serve` itself can stay on loopback; `0.0.0.0` is for a
 //! network the operator already trusts to carry the TLS-less hop.)
 //!
-//! Many replicas of one server behind a load balancer, sharing sessions through Redis (`serve
-//! --store`, feature `mcp-redis`): see [Fleet](server#fleet).
+//! Many replicas of one server behind a load balancer, sharing sessions and tasks through Redis
+//! (`serve --store`, feature `mcp-redis`): see [Fleet](server#fleet).
 //!
 //! ## OAuth resource-server mode
 //!

@@ -163,7 +163,7 @@
 //! -32602). `serve` sets them with `--task-after-secs`, `--task-ttl-secs` and
 //! `--task-lease-secs`. Tasks live in this process's memory unless
 //! [`task_store`](ToolServer::task_store) shares a [`TaskStore`](tasks::TaskStore) among
-//! replicas, any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
+//! replicas (`serve --store` shares Redis: see [Fleet](self#fleet)), any of which then answers `tasks/get`, `tasks/update` and `tasks/cancel`; a task
 //! whose process died is reported `failed`, saying so, once its
 //! [lease](ToolServer::task_lease) (15 s) lapsed.
 //!
@@ -190,7 +190,14 @@
 //!   `--store-prefix`; `RedisSessionStore`), kept for the
 //!   [idle timeout](ToolServer::session_idle_timeout) after the session's last request on any
 //!   replica; a replica asked about a session it does not hold replays that `initialize` and
-//!   serves the request. A DELETE on any replica ends the session in the store.
+//!   serves the request. A DELETE on any replica ends the session in the store;
+//! - **tasks**, with a store: each task's record (status, progress, questions and answers,
+//!   result) is kept at `<prefix>task:<id>` until its [TTL](ToolServer::task_ttl) ends
+//!   (`RedisTaskStore`), so `tasks/get`, `tasks/update` and `tasks/cancel` may reach any
+//!   replica. The call itself runs on the replica that started it, which renews its
+//!   [lease](ToolServer::task_lease) in the record, takes answers and sees a cancel from it
+//!   (within a second); if that replica dies, the first replica to read the task after the
+//!   lease lapsed reports it `failed`, naming the dead owner, and stores that.
 //!
 //! What stays in one replica's memory:
 //!
@@ -212,8 +219,8 @@
 //! Redis must answer when a replica starts: otherwise `serve` refuses to serve, naming the
 //! address. Later, each store command is bounded by the store's timeout (2 s; `--store-timeout-ms`):
 //! a request that needs the store while it fails (a session this replica does not hold, a new
-//! session) is answered with a JSON-RPC error saying so, never left waiting; sessions a replica
-//! holds and requests of the 2026-07-28 era go on being served. The connection comes back by
+//! session, any task) is answered with a JSON-RPC error saying so, never left waiting; sessions
+//! a replica holds and other requests of the 2026-07-28 era go on being served. The connection comes back by
 //! itself when Redis does (an empty Redis has lost the sessions: their clients start new
 //! ones). `--replica-id NAME` names the replica in a `Hermes-Replica` header on every answer.
 //! The store speaks plain TCP: keep Redis beside the replicas (a password goes in the URL,
@@ -266,7 +273,7 @@ pub use mrtr::{
 #[cfg(feature = "mcp-redis")]
 pub use store::{
     DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT, RedisSessionStore, RedisStore, RedisStoreConfig,
-    StoreError,
+    RedisTaskStore, StoreError,
 };
 
 /// How often a connection looks for a changed listing, unless set with
@@ -649,10 +656,13 @@ impl ToolServer {
         self
     }
 
-    /// Shares this server's sessions of the `initialize` era with the other replicas of a
-    /// fleet through `store` (feature `mcp-redis`; `serve --store redis://...`): a session
-    /// opened on one replica is continued on whichever replica the load balancer picks (see
-    /// [Fleet](self#fleet)). [`bind_http`](Self::bind_http) refuses it with
+    /// Shares this server's sessions of the `initialize` era and its tasks with the other
+    /// replicas of a fleet through `store` (feature `mcp-redis`; `serve --store redis://...`):
+    /// a session opened on one replica is continued on whichever replica the load balancer
+    /// picks, and a task started on one is polled, answered and cancelled through any (its
+    /// [`task_store`](Self::task_store) becomes [`RedisStore::task_store`], under the same
+    /// prefix; a later `task_store` call overrides it). See [Fleet](self#fleet).
+    /// [`bind_http`](Self::bind_http) refuses it with
     /// [`agent_loop_tools`](Self::agent_loop_tools), whose state cannot follow a session.
     ///
     /// ```no_run
@@ -667,9 +677,10 @@ impl ToolServer {
     /// ```
     #[cfg(feature = "mcp-redis")]
     #[must_use]
-    pub fn shared_store(mut self, store: RedisStore) -> Self {
-        self.limits.store = Some(store);
-        self
+    pub fn shared_store(self, store: RedisStore) -> Self {
+        let mut server = self.task_store(Arc::new(store.task_store()));
+        server.limits.store = Some(store);
+        server
     }
 
     /// Names this replica in a `Hermes-Replica` header on every HTTP answer (`serve

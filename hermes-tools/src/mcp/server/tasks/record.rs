@@ -47,7 +47,7 @@ pub struct TaskRecord {
     /// Whether a client asked to cancel it (`tasks/cancel`); the running process stops the
     /// call when it sees this.
     pub cancel_requested: bool,
-    /// The server process running the call (see [`TaskOwner`](super::TaskOwner)).
+    /// The server process running the call (see [`owner_id`](super::owner_id)).
     pub owner: String,
     /// Until when the owner's lease runs, in milliseconds since the Unix epoch: the owner
     /// renews it while the call runs; a task still unfinished after it lapsed is reported

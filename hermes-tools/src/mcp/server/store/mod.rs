@@ -10,7 +10,9 @@
 //!   other shared state (a task store) can sit on;
 //! - [`RedisSessionStore`]: `rmcp`'s [`SessionStore`] over it, so that a session of the
 //!   `initialize` era opened on one replica is continued on another (`rmcp` replays the
-//!   client's `initialize` there).
+//!   client's `initialize` there);
+//! - [`RedisTaskStore`]: the [`TaskStore`](super::tasks::TaskStore) over it, so that a task
+//!   started on one replica is polled, answered and cancelled through any other.
 //!
 //! Redis unreachable when the server starts: [`RedisStore::connect`] fails saying where it
 //! looked, and `serve` refuses to serve. Unreachable later: each operation fails within the
@@ -27,6 +29,10 @@ use rmcp::transport::streamable_http_server::session::{
     SessionState, SessionStore, SessionStoreError,
 };
 use serde_json::Value;
+
+mod task_store;
+
+pub use task_store::RedisTaskStore;
 
 /// The prefix of every key, unless set with [`RedisStoreConfig::key_prefix`].
 pub const DEFAULT_KEY_PREFIX: &str = "hermes:mcp:";
