@@ -45,10 +45,10 @@ mod mcp;
 mod oauth;
 mod url;
 
-pub use mcp::{MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport, SamplingConfig};
-pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::MODERN_PROTOCOL_VERSION;
+pub use mcp::{MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport, SamplingConfig};
+pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
 #[cfg(feature = "mcp")]
 pub(crate) use url::display_url;
 
