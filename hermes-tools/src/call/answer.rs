@@ -241,7 +241,7 @@ impl ToolAnswer {
     }
 
     /// The same error answer, marked as a tool that panicked (see [`panicked`](Self::panicked)).
-    pub(crate) fn as_panic(mut self) -> Self {
+    pub(crate) fn into_panic(mut self) -> Self {
         self.panicked = true;
         self
     }

@@ -428,5 +428,5 @@ fn panicked(tool: &Tool, panic: Box<dyn Any + Send>) -> ToolAnswer {
         "Tool {:?} failed unexpectedly (it panicked: {message}). Try another approach.",
         tool.name()
     ))
-    .as_panic()
+    .into_panic()
 }
