@@ -367,10 +367,15 @@ fn constraints_schemars_does_not_enforce_are_validated() {
 
 #[test]
 fn a_panicking_tool_answers_an_error() {
-    let error = error_of(&call("explode", r#"{"reason": "test"}"#));
-    assert!(error.contains("boom: test"), "{error}");
-    let error = error_of(&call("explode_later", "{}"));
-    assert!(error.contains("late boom"), "{error}");
+    let answer = call("explode", r#"{"reason": "test"}"#);
+    assert!(error_of(&answer).contains("boom: test"), "{answer}");
+    // Marked as a panic (an MCP task then ends `failed`), unlike an error the tool returns.
+    assert!(answer.panicked(), "{answer}");
+    let answer = call("explode_later", "{}");
+    assert!(error_of(&answer).contains("late boom"), "{answer}");
+    assert!(answer.panicked(), "{answer}");
+    let reported = call("leak", "{}");
+    assert!(reported.is_error() && !reported.panicked(), "{reported}");
 }
 
 #[test]

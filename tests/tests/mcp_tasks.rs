@@ -3,8 +3,9 @@
 //! extension): a long call becomes a task polled to completion with its progress visible; a
 //! question inside a task is answered with `tasks/update`; a cancelled task's processes are
 //! gone; a task outlives its client and is fetched over a new connection; an expired or
-//! unknown task id is -32602 naming it. The servers are `conformance-server` (fixtures
-//! `slow_steps`, `greet_in_task`) and `example-server` (`terminal`), run as a user would.
+//! unknown task id is -32602 naming it; a tool that panics fails its task, and a task-only
+//! tool refuses a client without the extension (-32021). The servers are `conformance-server`
+//! (fixtures `slow_steps`, `greet_in_task`, `protocol_error_job`, `failing_job`) and `example-server` (`terminal`), run as a user would.
 //!
 //! (The Python SDK 2.3.0 and FastMCP 4.1.6 clients do not speak the tasks extension: neither
 //! declares it nor sends `tasks/get`.)
@@ -160,6 +161,53 @@ async fn a_long_call_becomes_a_task_polled_to_completion_with_its_progress() {
     assert!(
         format!("{refused:?}").contains("-32021"),
         "tasks/get needs the declared extension: {refused:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_panics_fails_its_task_and_a_task_only_tool_needs_the_extension() {
+    let server = HttpServer::start();
+    let client = connect(&server.url, true).await;
+
+    // A panic is no failure the tool reported: the task is `failed` with an internal error
+    // naming the panic, not `completed` with `isError`.
+    let id = task_id(&call(&client, "protocol_error_job", json!({})).await);
+    let seen = poll_until(&client, &id, Duration::from_secs(10), |state| {
+        state["status"] != "working"
+    })
+    .await;
+    let last = seen.last().unwrap();
+    assert_eq!(last["status"], "failed", "{last:#}");
+    assert_eq!(last["error"]["code"], -32603, "{last:#}");
+    let message = last["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("breaks on purpose"), "{last:#}");
+    assert!(
+        last.get("result").is_none(),
+        "a failed task has no result: {last:#}"
+    );
+
+    // A failure the tool reports is a completed task whose result is an error.
+    let id = task_id(&call(&client, "failing_job", json!({})).await);
+    let seen = poll_until(&client, &id, Duration::from_secs(10), |state| {
+        state["status"] != "working"
+    })
+    .await;
+    let last = seen.last().unwrap();
+    assert_eq!(last["status"], "completed", "{last:#}");
+    assert_eq!(last["result"]["isError"], true, "{last:#}");
+
+    // `failing_job` is task-only: a client without the extension is told to declare it.
+    let plain = connect(&server.url, false).await;
+    let Value::Object(arguments) = json!({}) else {
+        unreachable!()
+    };
+    let refused = plain
+        .call_tool_once(CallToolRequestParams::new("failing_job").with_arguments(arguments))
+        .await;
+    let refused = format!("{refused:?}");
+    assert!(
+        refused.contains("-32021") && refused.contains("io.modelcontextprotocol/tasks"),
+        "a task-only tool refuses a client without the extension: {refused}"
     );
 }
 

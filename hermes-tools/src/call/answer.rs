@@ -95,6 +95,9 @@ pub struct ToolAnswer {
     json: String,
     is_error: bool,
     content: Option<Vec<ContentPart>>,
+    /// Whether the tool panicked (an error answer): the tool did not report a failure, it
+    /// broke, which an MCP task reports as `failed` rather than as a tool error.
+    panicked: bool,
 }
 
 impl ToolAnswer {
@@ -154,6 +157,7 @@ impl ToolAnswer {
             json: Value::Object(object).to_string(),
             is_error: true,
             content: None,
+            panicked: false,
         }
     }
 
@@ -165,6 +169,7 @@ impl ToolAnswer {
             json: json!({ "error": secrets::redact(&message) }).to_string(),
             is_error: true,
             content: None,
+            panicked: false,
         }
     }
 
@@ -176,6 +181,7 @@ impl ToolAnswer {
             json: shallow(json),
             is_error: self.is_error,
             content: None,
+            panicked: self.panicked,
         }
     }
 
@@ -215,6 +221,7 @@ impl ToolAnswer {
             json: shallow(json),
             is_error: false,
             content: None,
+            panicked: false,
         }
     }
 
@@ -231,6 +238,18 @@ impl ToolAnswer {
     /// Whether this answer reports an error.
     pub fn is_error(&self) -> bool {
         self.is_error
+    }
+
+    /// The same error answer, marked as a tool that panicked (see [`panicked`](Self::panicked)).
+    pub(crate) fn into_panic(mut self) -> Self {
+        self.panicked = true;
+        self
+    }
+
+    /// Whether the tool panicked rather than answered (the answer is then an error saying
+    /// so): a broken tool, not a failure it reported.
+    pub fn panicked(&self) -> bool {
+        self.panicked
     }
 
     /// The multimodal parts, when the tool returned [`ToolContent`].

@@ -428,4 +428,5 @@ fn panicked(tool: &Tool, panic: Box<dyn Any + Send>) -> ToolAnswer {
         "Tool {:?} failed unexpectedly (it panicked: {message}). Try another approach.",
         tool.name()
     ))
+    .into_panic()
 }

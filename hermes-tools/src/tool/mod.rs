@@ -183,6 +183,8 @@ pub struct Tool {
     blocking: bool,
     /// Whether an MCP client's call of it becomes a task at once (`#[tool(task)]`).
     task: bool,
+    /// Whether it can only be called as a task ([`ToolBuilder::task_required`]).
+    task_required: bool,
     raw_output: bool,
     annotations: Annotations,
     clamped: Vec<String>,
@@ -223,6 +225,7 @@ impl Tool {
             needs_approval: decl.needs_approval,
             blocking: decl.blocking,
             task: decl.task,
+            task_required: false,
             raw_output: decl.raw_output,
             annotations: decl.annotations,
             clamped: decl.clamped.iter().map(|s| (*s).to_owned()).collect(),
@@ -275,6 +278,7 @@ impl Tool {
                 needs_approval: false,
                 blocking: false,
                 task: false,
+                task_required: false,
                 raw_output: false,
                 annotations: Annotations::default(),
                 clamped: Vec::new(),
@@ -366,6 +370,11 @@ impl Tool {
     /// `mcp::server::tasks`, feature `mcp`).
     pub fn runs_as_task(&self) -> bool {
         self.task
+    }
+    /// Whether it can only be called as a task ([`ToolBuilder::task_required`]): an MCP
+    /// client that did not declare the tasks extension is refused (-32021) instead of served.
+    pub fn requires_task(&self) -> bool {
+        self.task_required
     }
     /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`; the config may
     /// say otherwise, see [`Config::redacts_answers_of`](crate::config::Config::redacts_answers_of)).
@@ -553,6 +562,15 @@ impl ToolBuilder {
     /// for a tool that always runs long (see `mcp::server::tasks`, feature `mcp`).
     pub fn task(mut self, task: bool) -> Self {
         self.tool.task = task;
+        self
+    }
+    /// Makes it a task-only tool (MCP's task support `required`; implies
+    /// [`task`](Self::task)): a call of an MCP client that did not declare the tasks
+    /// extension is refused with -32021 naming the extension, instead of held open. For a
+    /// tool that cannot answer within one request.
+    pub fn task_required(mut self, required: bool) -> Self {
+        self.tool.task_required = required;
+        self.tool.task |= required;
         self
     }
     /// Lets its answers reach the model unredacted. Only for a tool whose purpose is to show

@@ -46,7 +46,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
-fn fixtures() -> [Tool; 28] {
+fn fixtures() -> [Tool; 34] {
     [
         Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
         Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
@@ -76,6 +76,12 @@ fn fixtures() -> [Tool; 28] {
         Tool::from_decl(&TEST_TRIGGER_TOOL_CHANGE_TOOL),
         Tool::from_decl(&SLOW_STEPS_TOOL),
         Tool::from_decl(&GREET_IN_TASK_TOOL),
+        Tool::from_decl(&GREET_TOOL),
+        Tool::from_decl(&SLOW_COMPUTE_TOOL),
+        failing_job(),
+        Tool::from_decl(&PROTOCOL_ERROR_JOB_TOOL),
+        Tool::from_decl(&CONFIRM_DELETE_TOOL),
+        Tool::from_decl(&MULTI_INPUT_TOOL),
     ]
 }
 
@@ -234,6 +240,94 @@ async fn greet_in_task(ctx: &ToolContext) -> Result<String, AskError> {
         .and_then(Value::as_str)
         .unwrap_or("stranger");
     Ok(format!("Hello, {name}!"))
+}
+
+/// Greet `name`: a sync-only tool, never a task (the suite's `tasks-*` scenarios).
+///
+/// # Arguments
+/// * `name` - Who to greet.
+#[tool(toolset = "conformance", unlisted)]
+fn greet(name: String) -> ToolContent {
+    // Content, so the text is the greeting itself (a `String` answer is sent as JSON).
+    ToolContent::new().text(format!("Hello, {name}!"))
+}
+
+/// Sleep `seconds`, then answer: a task at once for a client that declared the tasks
+/// extension, a plain call for any other (the suite's `tasks-*` scenarios). Cancelled, it
+/// stops at once (the sleep is dropped).
+///
+/// # Arguments
+/// * `seconds` - How long to work.
+/// * `label` - Words to end the answer with, telling calls apart.
+#[tool(toolset = "conformance", unlisted, task)]
+async fn slow_compute(seconds: u64, label: Option<String>) -> String {
+    tokio::time::sleep(std::time::Duration::from_secs(seconds)).await;
+    let label = label.map(|label| format!(": {label}")).unwrap_or_default();
+    format!("computed for {seconds} s{label}")
+}
+
+/// A task-only tool (task support `required`) that reports a failure after a second
+/// (scenarios tasks-lifecycle, -dispatch-and-envelope: a task `completed` with `isError`;
+/// tasks-required-task-error: a client without the tasks extension is refused with -32021).
+fn failing_job() -> Tool {
+    Tool::builder("failing_job", TOOLSET)
+        .description("Fail after a second, as a task (task support required).")
+        .task_required(true)
+        .async_handler(|_args, _ctx| async {
+            tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            hermes_tools::ToolAnswer::error("failing_job always fails")
+        })
+        .build()
+}
+
+/// Break (panic) after a moment, as a task (scenario tasks-lifecycle: a task `failed` with a
+/// JSON-RPC error, not `completed`).
+#[tool(toolset = "conformance", unlisted, task)]
+async fn protocol_error_job() -> &'static str {
+    // Long enough for the call to become a task first.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    panic!("protocol_error_job breaks on purpose");
+}
+
+/// Ask whether to delete `filename`, as a task (scenarios tasks-mrtr-input,
+/// -dispatch-and-envelope: the task waits `input_required` for `tasks/update`). Deletes
+/// nothing.
+///
+/// # Arguments
+/// * `filename` - The file to ask about.
+#[tool(toolset = "conformance", unlisted, task)]
+async fn confirm_delete(filename: String, ctx: &ToolContext) -> Result<String, AskError> {
+    let question = Elicitation::new(
+        format!("Delete {filename}?"),
+        one_field("confirm", "boolean"),
+    );
+    let reply = ctx.elicit(question).await?;
+    Ok(match field(&reply, "confirm").as_deref() {
+        Some("true") => format!("Deleted {filename}"),
+        _ => format!("Kept {filename}: {}", said(&reply)),
+    })
+}
+
+/// Ask two questions at once, as a task (scenario tasks-mrtr-input: both are pending
+/// together, and may be answered one `tasks/update` at a time).
+#[tool(toolset = "conformance", unlisted, task)]
+async fn multi_input(ctx: &ToolContext) -> Result<String, AskError> {
+    let (name, confirm) = tokio::join!(
+        ctx.elicit(Elicitation::new(
+            "What is your name?",
+            one_field("name", "string")
+        )),
+        ctx.elicit(Elicitation::new(
+            "Confirm?",
+            one_field("confirm", "boolean")
+        )),
+    );
+    let (name, confirm) = (name?, confirm?);
+    Ok(format!(
+        "name={}, confirm={}",
+        field(&name, "name").unwrap_or_default(),
+        field(&confirm, "confirm").unwrap_or_default()
+    ))
 }
 
 /// Close this call's stream, then work and answer, for the conformance suite (scenario

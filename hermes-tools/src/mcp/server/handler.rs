@@ -10,13 +10,13 @@ use std::sync::atomic::Ordering;
 use rmcp::ErrorData;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, CompleteRequestParams,
-    CompleteResult, CustomRequest, CustomResult, ErrorCode, GetPromptRequestParams,
-    GetPromptResponse, GetTaskParams, GetTaskResult, JsonObject, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    PromptsCapability, ReadResourceRequestParams, ReadResourceResponse, ResourcesCapability,
-    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
+    CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, ClientCapabilities,
+    CompleteRequestParams, CompleteResult, CustomRequest, CustomResult, ErrorCode,
+    GetPromptRequestParams, GetPromptResponse, GetTaskParams, GetTaskResult, JsonObject,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, PromptsCapability, ReadResourceRequestParams, ReadResourceResponse,
+    ResourcesCapability, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams, UpdateTaskParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer, SubscriptionContext};
 
@@ -213,6 +213,16 @@ impl ServerHandler for ToolServer {
         // A client that declared the tasks extension: a long call becomes a task (tasks/).
         if Self::may_become_task(&context) {
             return self.call_as_task(&request, &context, listing, args).await;
+        }
+        // A task-only tool cannot answer another client: it is told what to declare.
+        if self
+            .registry
+            .get(name)
+            .is_some_and(|tool| tool.requires_task())
+        {
+            return Err(ErrorData::missing_required_client_capability(
+                ClientCapabilities::builder().enable_tasks().build(),
+            ));
         }
         let options = self.served_options(&listing);
         let mut served = self.served_call(&context);

@@ -22,7 +22,12 @@
 //! client's connection: a client may go away and fetch the result later, from any replica
 //! sharing the [`TaskStore`]. Its progress reports become the task's `statusMessage` (written
 //! at most every 250 ms); log messages are not kept. It ends `completed` with the
-//! `CallToolResult` (`isError` or not), `failed` with a JSON-RPC error, or `cancelled`.
+//! `CallToolResult` (`isError` or not: a failure the tool reported), `failed` with a JSON-RPC
+//! error (a tool that panicked: -32603; a process that died, see below), or `cancelled`.
+//!
+//! A tool declared task-only ([`ToolBuilder::task_required`](crate::tool::ToolBuilder::task_required),
+//! MCP's task support `required`) is refused to a client that did not declare the extension:
+//! -32021, its `requiredCapabilities` naming the extension.
 //!
 //! # Cancel, expiry, and a process that died
 //!

@@ -131,6 +131,10 @@ impl Launch {
                             }
                         }
                         Some(promoted) => {
+                            // A tool that panicked did not report a failure, it broke: an
+                            // internal error (`failed`), where a reported one is `completed`
+                            // with `isError`.
+                            let panic = answer.panicked().then(|| panic_message(&answer));
                             let result = result_object(&finish(&answer));
                             let progress = promoted.unwritten.clone();
                             tasks.change(&promoted.id, move |record| {
@@ -138,7 +142,14 @@ impl Launch {
                                 if let Some(progress) = progress.clone() {
                                     record.report_progress(progress, now);
                                 }
-                                record.finish_completed(result.clone(), now);
+                                match &panic {
+                                    Some(message) => record.finish_failed(
+                                        rmcp::model::ErrorCode::INTERNAL_ERROR.0,
+                                        message,
+                                        now,
+                                    ),
+                                    None => record.finish_completed(result.clone(), now),
+                                }
                             }).await;
                         }
                     }
@@ -226,6 +237,14 @@ impl Launch {
                 tracing::debug!(task = %promoted.id, "a task ended with questions unanswered");
             }
         }
+    }
+}
+
+/// What a panicked tool's error answer says: its `error` member.
+fn panic_message(answer: &ToolAnswer) -> String {
+    match answer.to_value().get("error").and_then(Value::as_str) {
+        Some(message) => message.to_owned(),
+        None => answer.as_str().to_owned(),
     }
 }
 
