@@ -30,6 +30,13 @@
 //! - `rmcp_http`: the `#[tool_router]` server in rmcp's `StreamableHttpService`, served by
 //!   axum as rmcp's examples serve it.
 //!
+//! Group `mcp_http_modern`: the same calls in the 2026-07-28 era (rmcp's client with
+//! `server/discover`, every request self-contained, no session) to the same two HTTP servers,
+//! and `ours_http/mrtr`: `add_asked`, whose one question is a Multi Round-Trip Request (the call
+//! answers `input_required` with a sealed `requestState`, the client answers the form and
+//! retries, the server opens the state and runs the tool again): its cost beside `ours_http/async`
+//! is the cost of one MRTR round.
+//!
 //! Group `mcp_call_paths`: one call in process through the pipeline, and through our MCP
 //! client to a `serve` child process over real stdio (the conformance fixture
 //! `test_simple_text` of the `conformance-server` binary).
@@ -45,23 +52,48 @@ use hermes_tools::mcp::client::McpClients;
 use hermes_tools::mcp::server::ToolServer;
 use hermes_tools::{ToolContext, ToolRegistry, tool::Tool, toolsets::Selection};
 use hermes_tools_tests::add_tools::{RmcpServer, registry};
-use rmcp::model::{CallToolRequestParams, JsonObject};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult,
+    ElicitationAction, Implementation, JsonObject, ProtocolVersion,
+};
+use rmcp::service::{
+    ClientLifecycleMode, ClientServiceExt, RequestContext, RoleClient, RunningService,
+};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ServiceExt};
 use tokio::process::Command;
 use tokio::runtime::Runtime;
 
+/// The benches' client: it offers elicitation and answers every form with `{"b": 2}`, so
+/// `add_asked` of 40 answers 42 like the other tools.
 #[derive(Clone)]
 struct Client;
 
-impl ClientHandler for Client {}
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_elicitation().build(),
+            Implementation::new("hermes-tools-bench", "0"),
+        )
+    }
 
-/// The arguments every call sends: `{"a": 40, "b": 2}`.
-fn arguments() -> JsonObject {
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(ElicitResult::new(ElicitationAction::Accept).with_content(serde_json::json!({"b": 2})))
+    }
+}
+
+/// The arguments a call of `tool` sends: `{"a": 40, "b": 2}`, or `{"a": 40}` for
+/// `add_asked`, which asks for `b`.
+fn arguments(tool: &str) -> JsonObject {
     let mut args = JsonObject::new();
     args.insert("a".to_owned(), 40.into());
-    args.insert("b".to_owned(), 2.into());
+    if tool != "add_asked" {
+        args.insert("b".to_owned(), 2.into());
+    }
     args
 }
 
@@ -100,7 +132,7 @@ fn connect(runtime: &Runtime, server: &str) -> Session {
 
 fn call(runtime: &Runtime, session: &Session, tool: &'static str) -> String {
     runtime.block_on(async {
-        let params = CallToolRequestParams::new(tool).with_arguments(arguments());
+        let params = CallToolRequestParams::new(tool).with_arguments(arguments(tool));
         let result = session.call_tool(params).await.expect("the call succeeds");
         let text = result.content[0]
             .as_text()
@@ -119,10 +151,26 @@ fn bench_session(
     server: &str,
     session: Session,
 ) {
-    for tool in ["add", "add_async"] {
+    bench_tools(group, runtime, server, session, &["add", "add_async"]);
+}
+
+/// Times each of `tools` on `session` as `<server>/<kind>` (`sync`, `async`, `mrtr`), then
+/// ends the session.
+fn bench_tools(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    runtime: &Runtime,
+    server: &str,
+    session: Session,
+    tools: &[&'static str],
+) {
+    for &tool in tools {
         // Every server gives the same answer before it is timed.
         assert_eq!(call(runtime, &session, tool), "42", "{server} {tool}");
-        let kind = if tool == "add" { "sync" } else { "async" };
+        let kind = match tool {
+            "add" => "sync",
+            "add_async" => "async",
+            _ => "mrtr",
+        };
         group.bench_function(format!("{server}/{kind}"), |b| {
             b.iter(|| black_box(call(runtime, &session, tool)))
         });
@@ -180,8 +228,14 @@ fn stdio(c: &mut Criterion) {
     group.finish();
 }
 
-/// A client session over Streamable HTTP with a server listening on loopback.
+/// A client session over Streamable HTTP with a server listening on loopback, begun the
+/// `initialize` way.
 fn over_http(runtime: &Runtime, server: &str) -> Session {
+    over_http_in(runtime, server, ClientLifecycleMode::Initialize)
+}
+
+/// The same, begun as `lifecycle` says (`server/discover` for the 2026-07-28 era).
+fn over_http_in(runtime: &Runtime, server: &str, lifecycle: ClientLifecycleMode) -> Session {
     use rmcp::transport::StreamableHttpClientTransport;
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
     use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -215,9 +269,9 @@ fn over_http(runtime: &Runtime, server: &str) -> Session {
         };
         let transport = StreamableHttpClientTransport::from_uri(url);
         Client
-            .serve(transport)
+            .serve_with_lifecycle(transport, lifecycle)
             .await
-            .expect("the client initialises")
+            .expect("the client begins")
     })
 }
 
@@ -227,6 +281,25 @@ fn http(c: &mut Criterion) {
     for server in ["ours_http", "rmcp_http"] {
         bench_session(&mut group, &runtime, server, over_http(&runtime, server));
     }
+    group.finish();
+}
+
+fn http_modern(c: &mut Criterion) {
+    let runtime = runtime();
+    let mut group = c.benchmark_group("mcp_http_modern");
+    let modern = || ClientLifecycleMode::Discover {
+        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+    };
+    let ours = over_http_in(&runtime, "ours_http", modern());
+    bench_tools(
+        &mut group,
+        &runtime,
+        "ours_http",
+        ours,
+        &["add", "add_async", "add_asked"],
+    );
+    let theirs = over_http_in(&runtime, "rmcp_http", modern());
+    bench_session(&mut group, &runtime, "rmcp_http", theirs);
     group.finish();
 }
 
@@ -285,5 +358,5 @@ fn call_paths(c: &mut Criterion) {
     runtime.block_on(clients.shutdown());
 }
 
-criterion_group!(benches, tools_call, stdio, http, call_paths);
+criterion_group!(benches, tools_call, stdio, http, http_modern, call_paths);
 criterion_main!(benches);

@@ -6,7 +6,8 @@
 //! Both are `add` (sync) and `add_async` (async), taking integers `a` and `b` and answering
 //! their sum as text: `"42"` for 40 and 2.
 
-use hermes_tools::{ToolRegistry, tool, tool::Tool};
+use hermes_tools::call::{Elicitation, ElicitationReply};
+use hermes_tools::{ToolContext, ToolRegistry, tool, tool::Tool};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::tool_router;
 
@@ -32,11 +33,38 @@ pub async fn add_async(
     a + b
 }
 
-/// A registry with exactly the two bench tools (they are `unlisted`: no binary linking this
+/// Add `a` to the `b` the caller's user gives when asked: one question, so over MCP's
+/// 2026-07-28 era one Multi Round-Trip Request (the MRTR bench's tool).
+#[tool(toolset = "bench", unlisted)]
+pub async fn add_asked(
+    /// The first addend.
+    a: i64,
+    ctx: &ToolContext,
+) -> Result<i64, String> {
+    let form = serde_json::json!({
+        "type": "object",
+        "properties": {"b": {"type": "integer"}},
+        "required": ["b"],
+    });
+    match ctx
+        .elicit(Elicitation::new("The second addend?", form))
+        .await
+    {
+        Ok(ElicitationReply::Accept(values)) => values
+            .get("b")
+            .and_then(serde_json::Value::as_i64)
+            .map(|b| a + b)
+            .ok_or_else(|| "the answer has no integer `b`".to_owned()),
+        Ok(_) => Err("the user did not answer".to_owned()),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+/// A registry with exactly the bench tools (they are `unlisted`: no binary linking this
 /// crate sees them in its global registry).
 pub fn registry() -> ToolRegistry {
     let registry = ToolRegistry::new();
-    for decl in [&ADD_TOOL, &ADD_ASYNC_TOOL] {
+    for decl in [&ADD_TOOL, &ADD_ASYNC_TOOL, &ADD_ASKED_TOOL] {
         registry
             .register(Tool::from_decl(decl))
             .expect("a fresh registry takes the bench tools");
