@@ -15,8 +15,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fake::{Fake, config, server, set_env};
-use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState, ServerStatus};
+use fake::{Fake, config, eventually, server, set_env, tools_of};
+use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
 use hermes_tools::toolsets::availability::ManualClock;
 use hermes_tools::{
     DefinitionsRequest, Format, ToolContext, ToolRegistry, tool::Tool, toolsets::Selection,
@@ -46,21 +46,6 @@ fn venv_python() -> PathBuf {
         python.display()
     );
     python
-}
-
-async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-fn tools_of(status: &ServerStatus) -> Vec<String> {
-    match &status.state {
-        ServerState::Running { tools } => tools.clone(),
-        other => panic!("server {} is not running: {other}", status.name),
-    }
 }
 
 fn names(registry: &ToolRegistry, toolset: &str) -> Vec<String> {

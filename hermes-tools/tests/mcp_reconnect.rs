@@ -12,26 +12,11 @@ mod third_party;
 
 use std::time::{Duration, Instant};
 
-use fake::{Fake, config, server, set_env};
-use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState, ServerStatus};
+use fake::{Fake, config, eventually, server, set_env, tools_of};
+use hermes_tools::mcp::client::{Backoff, McpClients, McpOptions, ServerState};
 use hermes_tools::{DefinitionsRequest, Format, ToolContext, ToolRegistry, toolsets::Selection};
 use serde_json::json;
 use third_party::installed_python;
-
-async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !done() {
-        assert!(Instant::now() < deadline, "timed out waiting until {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-fn tools_of(status: &ServerStatus) -> Vec<String> {
-    match &status.state {
-        ServerState::Running { tools } => tools.clone(),
-        other => panic!("server {} is not running: {other}", status.name),
-    }
-}
 
 fn names(registry: &ToolRegistry, toolset: &str) -> Vec<String> {
     registry

