@@ -247,32 +247,16 @@ async fn serve(
                 }));
             }
             () = relist(relist_at) => {
-                relist_at = None;
-                match list_tools(server, &peer).await {
-                    Ok(listed) => {
-                        relist_at = lapse(&listed);
-                        server.apply_listing(registry, listed);
-                    }
-                    Err(reason) => tracing::warn!(
-                        server = %server.name,
-                        reason = %crate::secrets::redact(&reason),
-                        "MCP tool re-listing after its ttlMs failed"
-                    ),
-                }
+                // A failed re-listing is not tried again until the next list change.
+                relist_at = list_again(server, registry, &peer, "re-listing after its ttlMs")
+                    .await
+                    .unwrap_or(None);
             }
             () = server.refresh.notified() => {
                 server.count_refresh();
-                match list_tools(server, &peer).await {
-                    Ok(listed) => {
-                        relist_at = lapse(&listed);
-                        server.apply_listing(registry, listed);
-                    }
-                    // A dead server also fails here; `closed` says so on the next turn.
-                    Err(reason) => tracing::warn!(
-                        server = %server.name,
-                        reason = %crate::secrets::redact(&reason),
-                        "MCP tool refresh failed"
-                    ),
+                // A dead server also fails here; `closed` says so on the next turn.
+                if let Ok(next) = list_again(server, registry, &peer, "refresh").await {
+                    relist_at = next;
                 }
             }
             () = stopped(stop) => {
@@ -291,6 +275,31 @@ fn lapse(listed: &Listing) -> Option<tokio::time::Instant> {
     listed
         .fresh_for
         .map(|ttl| tokio::time::Instant::now() + ttl)
+}
+
+/// Lists `server`'s tools again and applies the listing: when it lapses next, or `Err` (logged
+/// as `what` failing) when the server could not list them.
+async fn list_again(
+    server: &Arc<Server>,
+    registry: &ToolRegistry,
+    peer: &rmcp::Peer<RoleClient>,
+    what: &str,
+) -> Result<Option<tokio::time::Instant>, ()> {
+    match list_tools(server, peer).await {
+        Ok(listed) => {
+            let next = lapse(&listed);
+            server.apply_listing(registry, listed);
+            Ok(next)
+        }
+        Err(reason) => {
+            tracing::warn!(
+                server = %server.name,
+                reason = %crate::secrets::redact(&reason),
+                "MCP tool {what} failed"
+            );
+            Err(())
+        }
+    }
 }
 
 /// Waits until `at`, or forever without it.
