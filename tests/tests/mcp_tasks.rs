@@ -7,8 +7,9 @@
 //! tool refuses a client without the extension (-32021). The servers are `conformance-server`
 //! (fixtures `slow_steps`, `greet_in_task`, `protocol_error_job`, `failing_job`) and `example-server` (`terminal`), run as a user would.
 //!
-//! (The Python SDK 2.3.0 and FastMCP 4.1.6 clients do not speak the tasks extension: neither
-//! declares it nor sends `tasks/get`.)
+//! (FastMCP 4.1.6's `Client` speaks the tasks extension once its `fastmcp-tasks` package is
+//! imported (declaring it, polling `tasks/get`, answering with `tasks/update`); these tests
+//! drive `serve` with rmcp's client. The Python SDK 2.3.0's client has no tasks of its own.)
 
 mod support;
 

@@ -53,7 +53,8 @@
 //!   50 ms and 5 s), the task's id and each new `statusMessage` reaching the caller as progress,
 //!   its questions answered through the asker and sent with `tasks/update`, its result returned
 //!   as the call's, and a call given up on (its timeout, the caller gone) cancelling the task
-//!   with `tasks/cancel`. Not yet: `subscriptions/listen` (a modern server's list changes are
+//!   with `tasks/cancel` (tested against `serve`, rmcp 3.11's own tasks and FastMCP 4.1.6's).
+//!   Not yet: `subscriptions/listen` (a modern server's list changes are
 //!   seen at the next lapse of its `ttlMs`, or on reconnection).
 //! - [`server`]: stdio ([`serve_stdio`](server::ToolServer::serve_stdio), a line transport that
 //!   answers every line) and Streamable HTTP at `/mcp` ([`bind_http`](server::ToolServer::bind_http)).
@@ -527,6 +528,11 @@
 //!   Round-Trip Request first), `roots/list` and MRTR on `prompts/get` (a tool cannot ask for
 //!   roots, a prompt cannot ask), SEP-2243 `x-mcp-header` (unscored), and two SHOULDs on a retry
 //!   without its `requestState` (refused: answers are matched to questions through the state).
+//! - our client in the 2026-07-28 era following the tasks of third-party servers: rmcp 3.11's
+//!   own (`rmcp-task-server`, its `TaskManager` behind its Streamable HTTP service; progress, a
+//!   question inside a task, a dropped and a timed-out call cancelling the task, seen by the
+//!   server) and FastMCP 4.1.6's background tasks (`fastmcp-tasks` 4.1.4, pinned in
+//!   `.ci/requirements-nodeps.txt`: a plain call, a task polled with progress, a task cancelled).
 //! - a fleet (`example-tools/tests/fleet.rs`): three `serve --http` replicas sharing a
 //!   `redis-server` and the state keys behind HAProxy (round robin, no affinity), Debian's
 //!   packages, driven by the Python SDK: a modern `clarify` whose retry another replica serves,

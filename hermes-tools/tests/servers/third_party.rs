@@ -1,7 +1,8 @@
 //! Third-party MCP servers for the client tests (shared by `hermes-tools` and `example-tools`
 //! tests through `#[path]`): server-everything's stdio entry point, and remote servers on
-//! loopback, server-everything in its Streamable HTTP mode and the Python SDK's server of
-//! `bearer_server.py`, each a child process killed when dropped.
+//! loopback, server-everything in its Streamable HTTP mode, the Python SDK's server of
+//! `bearer_server.py` and FastMCP's of `fastmcp_server.py` and `fastmcp_tasks_server.py`, each a
+//! child process killed when dropped.
 
 #![allow(dead_code, reason = "each test crate uses its part")]
 
@@ -94,6 +95,17 @@ impl Remote {
         Self::start(command, port)
     }
 
+    /// FastMCP 4's server of `fastmcp_tasks_server.py` over Streamable HTTP: background tasks
+    /// (FastMCP's `fastmcp-tasks` on Docket's in-memory backend).
+    pub fn fastmcp_tasks() -> Self {
+        let port = free_port();
+        let mut command = Command::new(installed_python());
+        command
+            .arg(server_script("fastmcp_tasks_server.py"))
+            .args(["http", &port.to_string()]);
+        Self::start(command, port)
+    }
+
     /// The port it listens on.
     pub fn port(&self) -> u16 {
         self.port
@@ -129,8 +141,15 @@ pub fn everything_entry() -> PathBuf {
 
 /// The FastMCP 4 server script of `servers/fastmcp_server.py`.
 pub fn fastmcp_script() -> PathBuf {
+    server_script("fastmcp_server.py")
+}
+
+/// The server script `name` of `servers/`.
+fn server_script(name: &str) -> PathBuf {
     // Both crates that use this file sit beside `hermes-tools` in the workspace.
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../hermes-tools/tests/servers/fastmcp_server.py")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../hermes-tools/tests/servers")
+        .join(name)
 }
 
 /// `HERMES_PYTHON`, the virtualenv python with the Python packages of `.ci/requirements.txt`.
