@@ -150,3 +150,18 @@ fn a_malformed_lock_exits_2_and_says_what_is_wrong() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("version 7"), "{}", stderr(&output));
 }
+
+#[test]
+fn a_lock_check_refuses_a_selection_or_format_it_would_ignore() {
+    let dir = tempfile::tempdir().unwrap();
+    let lock = dir.path().join("tools.lock");
+    for extra in [["--format", "gemini"], ["--toolsets", "files"]] {
+        let output = check(&lock, &extra, None);
+        assert_eq!(output.status.code(), Some(2), "{extra:?}");
+        assert!(
+            stderr(&output).contains("cannot be used with"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}

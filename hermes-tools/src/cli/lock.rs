@@ -14,7 +14,8 @@ use crate::definitions::lock::{Lock, LockError, UPDATE_ENV};
 pub(super) struct LockFlags {
     /// Check every tool's definitions (all formats) against this lock file instead of printing
     /// them: exit 1 on a breaking change, 2 when the file is missing.
-    #[arg(long, value_name = "PATH")]
+    // The lock covers every tool in every format: a selection or a format would be ignored.
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["toolsets", "disable", "format"])]
     lock: Option<PathBuf>,
     /// With --lock: rewrite the lock (creating it) to accept the changes; also done by
     /// HERMES_LOCK=update.
