@@ -73,7 +73,7 @@
 //! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `multi-thread`, `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
 //! | `toml` | on | `Config::from_toml_str` and `Config::load` | the toml crate |
 //! | `command-plugins` | on | [`plugins`] written as a `plugin.toml` and a program; implies `toml` | tokio's process and I/O support |
-//! | `lint` | on | the `definitions::lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules | its own code only |
+//! | `lint` | on | the `definitions::lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules; the `definitions::lock` module and `ToolRegistry::check_lock`: the schema lock | its own code only |
 //! | `regex-full` | on | regex's optimisations and every Unicode table: faster redaction, and tool schemas' `pattern`s may use any Unicode class | regex's lazy DFA, one-pass and backtracking engines, Unicode tables |
 //! | `mcp` | off | `mcp::client` and `mcp::server`: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
 //! | `mcp-remote` | off | remote MCP servers (`url = ...`): Streamable HTTP and the legacy SSE transport, TLS, the OAuth 2.1 client; `serve --http --oauth-issuer` | reqwest, rustls (ring), oauth2 |

@@ -14,7 +14,9 @@
 //!
 //! Subcommands: `list` (every tool with emoji, its toolset, the composites including it,
 //! availability or why not, and provenance), `definitions [--toolsets a,b] [--disable c]
-//! [--format F]` (the tools array in a provider's shape), `toolsets` (each toolset and what it
+//! [--format F]` (the tools array in a provider's shape; with `--lock PATH [--update]
+//! [--strict]`, every tool checked against a lock file instead: see
+//! [`crate::definitions::lock`]), `toolsets` (each toolset and what it
 //! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
 //! (through the call pipeline; the exit status is 1 when the answer is an error; see below for
 //! approval; `call NAME -` reads the arguments from stdin and `call NAME @PATH` from a file,
@@ -51,6 +53,7 @@
 mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
+mod lock;
 #[cfg(feature = "mcp")]
 mod serve;
 
@@ -102,6 +105,8 @@ enum Command {
         /// The provider format: openai, openai-strict, responses, anthropic, gemini, mcp.
         #[arg(long, default_value = "openai")]
         format: Format,
+        #[command(flatten)]
+        lock: lock::LockFlags,
     },
     /// List toolsets (basic and composite) and the tools each resolves to.
     Toolsets,
@@ -286,10 +291,12 @@ impl Cli {
             Command::List => self
                 .list(&mut out)
                 .and_then(|code| write_mcp_report(&mut out, mcp.as_ref()).map(|()| code)),
+            Command::Definitions { lock, .. } if lock.is_set() => lock.run(self.tools(), &mut out),
             Command::Definitions {
                 toolsets,
                 disable,
                 format,
+                ..
             } => {
                 let request = DefinitionsRequest::all()
                     .enable(toolsets)

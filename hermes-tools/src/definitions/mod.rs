@@ -47,6 +47,9 @@ pub(crate) mod formats;
 #[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
 pub mod lint;
 pub(crate) mod list;
+#[cfg(feature = "lint")]
+#[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
+pub mod lock;
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
