@@ -90,12 +90,33 @@
 //!   otherwise 403;
 //! - a body that is not JSON is 400 with -32700, JSON that is not a message 400 with -32600, a
 //!   body over [`max_message_bytes`](ToolServer::max_message_bytes) 413 with -32600;
-//! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes)
+//! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes:
+//!   no request, and none of its streams open, so a long call or an open GET stream keeps it)
 //!   ends; at most [`max_sessions`](ToolServer::max_sessions) (100) live at once, and an
 //!   `initialize` beyond that is **refused** (503, -32000, saying why) rather than evicting a
 //!   session a client may still be using: the idle timeout frees the places of clients that
 //!   left without a DELETE;
-//! - DELETE of a session answers 204 (404 for an unknown one).
+//! - DELETE of a session answers 204 (404 for an unknown one);
+//! - at most [`max_connections`](ToolServer::max_connections) (1024) connections are served at
+//!   once (one more: 503, -32000, `Retry-After`, closed), a connection that sends no request
+//!   head within [`header_read_timeout`](ToolServer::header_read_timeout) (30 s; idle
+//!   keep-alive connections too) is closed, and every socket has `TCP_NODELAY`.
+//!
+//! # Disconnects
+//!
+//! A client that disconnects mid-call (its connection drops before the answer) meets one rule,
+//! bounded by the session idle timeout:
+//!
+//! - in a session (the `initialize` era) the call runs on, and its answer is kept for the
+//!   client to resume the call's stream (a GET with `Last-Event-ID`, as after an SSE-polling
+//!   close) until the session has been idle (no request, no stream open) for
+//!   [`session_idle_timeout`](ToolServer::session_idle_timeout); then the session ends and
+//!   the call is cancelled: its future is dropped, so the `terminal` tool's processes are
+//!   killed;
+//! - without a session (a request of the 2026-07-28 era) nobody can resume, so the call is
+//!   cancelled as soon as the disconnect is seen (at once while the call is silent; on the next
+//!   event or keep-alive, within 15 s, once its stream has begun), except a call that became a
+//!   task, which runs on for its client to fetch (see [`tasks`]).
 //!
 //! # Agent-loop tools
 //!

@@ -16,8 +16,11 @@
 //! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
 //!   not a message is 400 with `-32600`, a body over
 //!   [`max_message_bytes`](super::ToolServer::max_message_bytes) is 413 with `-32600`;
+//! - **connections**: served by hyper with a header read timeout, a cap and `TCP_NODELAY`
+//!   (see [`listen`]);
 //! - **sessions**: a session idle for [`session_idle_timeout`](super::ToolServer::session_idle_timeout)
-//!   ends (its state is dropped; its id then gets 404); at most
+//!   (no request, and no stream of it open: see [`liveness`], which also states the disconnect
+//!   rule) ends (its state is dropped; its id then gets 404); at most
 //!   [`max_sessions`](super::ToolServer::max_sessions) live at once, and an `initialize` beyond
 //!   that is **refused** with 503 and the JSON-RPC error `-32000` saying so. Refusing, rather than
 //!   evicting the least recently used session, never ends a session a client is still using;
