@@ -40,11 +40,18 @@
 //! `HERMES_CALL_ID=<random>` in its environment. Its stdout and stderr share one pipe (so the
 //! output keeps the order in which the command wrote it), read with async I/O: no thread per
 //! call. When the shell exits, when the timeout expires, and when the call's future is dropped
-//! (a cancelled turn, an MCP client that disconnected), every process of the call is killed
+//! (a cancelled turn or MCP call), every process of the call is killed
 //! (`SIGKILL`): the process group, and on Linux every process that left it (`setsid`, `nohup
 //! ... &`, a daemon's double fork) but still carries the marker in its environment or the
 //! output pipe among its open files. Background jobs therefore end with the command: do not
 //! start servers or watchers expecting them to stay.
+//!
+//! An MCP client of `serve --http` that disconnects mid-call does not kill the command at once
+//! in a session (the `initialize` era): the command runs on and its answer is kept for the
+//! client to resume, until the session has been idle for its timeout (`--session-idle-secs`,
+//! 30 minutes); then the call is cancelled and its processes killed. A call of the 2026-07-28
+//! era, which has no session to come back to, is cancelled as soon as the disconnect is seen
+//! (the rule: `hermes_tools::mcp::server`, "Disconnects").
 //!
 //! On Linux the first call makes the agent a child subreaper (`PR_SET_CHILD_SUBREAPER`), so a
 //! killed process whose parent is gone is re-parented to the agent, which reaps it, instead of
@@ -201,6 +208,8 @@ fn is_executable(path: &Path) -> bool {
 /// test, run programs, use git and install packages. Long output is cut in the middle. A
 /// command still running after `timeout` seconds is killed, and so is everything it started
 /// when it ends: background jobs do not survive the call, so do not start servers or watchers.
+/// If the client disconnects, the command runs on for it to resume the answer, until the
+/// server's session idle timeout; then it is killed.
 ///
 /// This shell is not a sandbox: it runs as the user running the agent and can reach anything
 /// that user can, outside the workspace too. Each call may need the user's approval. Only a

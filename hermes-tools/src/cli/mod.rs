@@ -27,7 +27,8 @@
 //! `--token-file PATH` or `--token-env NAME`: every request then needs a bearer token), printing
 //! `listening on http://ADDR/mcp` to stderr once bound; `--agent-loop-tools` serves `todo` and
 //! the other agent-loop tools, each MCP session with its own state; `--allow-origin`,
-//! `--max-sessions`, `--session-idle-secs` and `--max-message-bytes` set the limits of
+//! `--max-sessions`, `--session-idle-secs`, `--max-connections`, `--header-timeout-secs` and
+//! `--max-message-bytes` set the limits of
 //! [`crate::mcp::server::ToolServer`]).
 //!
 //! `call` is the approval gate for a tool that needs approval (`terminal`, or one the config

@@ -19,9 +19,19 @@ pub(super) struct ServeFlags {
     /// How many HTTP sessions may live at once; another `initialize` is refused [default: 100].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_sessions: Option<u32>,
-    /// Seconds an HTTP session may stay idle before it ends [default: 1800].
+    /// Seconds an HTTP session may stay idle (no request, no stream open) before it ends, its
+    /// calls still running cancelled: how long a disconnected client's answer is kept for it
+    /// to resume [default: 1800].
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     session_idle_secs: Option<u64>,
+    /// How many HTTP connections are served at once; another is answered 503 with
+    /// Retry-After and closed [default: 1024].
+    #[arg(long, value_name = "N", requires = "http", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: Option<u32>,
+    /// Seconds an HTTP connection may take to send a request's head (once opened, or idle
+    /// after an answer) before it is closed [default: 30].
+    #[arg(long, value_name = "SECS", requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
+    header_timeout_secs: Option<u64>,
     /// Require a bearer token on every HTTP request, from this file (one per line; `#`
     /// comments): with it, `--http` may listen beyond loopback.
     #[arg(long, value_name = "PATH", requires = "http")]
@@ -153,6 +163,12 @@ impl Cli {
         }
         if let Some(secs) = flags.session_idle_secs {
             server = server.session_idle_timeout(std::time::Duration::from_secs(secs));
+        }
+        if let Some(connections) = flags.max_connections {
+            server = server.max_connections(usize::try_from(connections).unwrap_or(usize::MAX));
+        }
+        if let Some(secs) = flags.header_timeout_secs {
+            server = server.header_read_timeout(std::time::Duration::from_secs(secs));
         }
         if let Some(bytes) = flags.max_message_bytes {
             server = server.max_message_bytes(usize::try_from(bytes).unwrap_or(usize::MAX));

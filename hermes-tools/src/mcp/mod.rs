@@ -261,7 +261,8 @@
 //! ```
 //!
 //! `serve` takes `--agent-loop-tools`, `--allow-origin ORIGIN` (besides loopback ones),
-//! `--session-idle-secs` (1800), `--max-sessions` (100), `--max-message-bytes` (16 MiB),
+//! `--session-idle-secs` (1800), `--max-sessions` (100), `--max-connections` (1024),
+//! `--header-timeout-secs` (30), `--max-message-bytes` (16 MiB),
 //! `--task-after-secs` (10), `--task-ttl-secs` (3600), `--task-lease-secs` (15), and the
 //! authentication flags of [the next section](#serving-beyond-one-machine); without those,
 //! `--http` listens on loopback only.

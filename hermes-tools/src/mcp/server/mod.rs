@@ -90,12 +90,33 @@
 //!   otherwise 403;
 //! - a body that is not JSON is 400 with -32700, JSON that is not a message 400 with -32600, a
 //!   body over [`max_message_bytes`](ToolServer::max_message_bytes) 413 with -32600;
-//! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes)
+//! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes:
+//!   no request, and none of its streams open, so a long call or an open GET stream keeps it)
 //!   ends; at most [`max_sessions`](ToolServer::max_sessions) (100) live at once, and an
 //!   `initialize` beyond that is **refused** (503, -32000, saying why) rather than evicting a
 //!   session a client may still be using: the idle timeout frees the places of clients that
 //!   left without a DELETE;
-//! - DELETE of a session answers 204 (404 for an unknown one).
+//! - DELETE of a session answers 204 (404 for an unknown one);
+//! - at most [`max_connections`](ToolServer::max_connections) (1024) connections are served at
+//!   once (one more: 503, -32000, `Retry-After`, closed), a connection that sends no request
+//!   head within [`header_read_timeout`](ToolServer::header_read_timeout) (30 s; idle
+//!   keep-alive connections too) is closed, and every socket has `TCP_NODELAY`.
+//!
+//! # Disconnects
+//!
+//! A client that disconnects mid-call (its connection drops before the answer) meets one rule,
+//! bounded by the session idle timeout:
+//!
+//! - in a session (the `initialize` era) the call runs on, and its answer is kept for the
+//!   client to resume the call's stream (a GET with `Last-Event-ID`, as after an SSE-polling
+//!   close) until the session has been idle (no request, no stream open) for
+//!   [`session_idle_timeout`](ToolServer::session_idle_timeout); then the session ends and
+//!   the call is cancelled: its future is dropped, so the `terminal` tool's processes are
+//!   killed;
+//! - without a session (a request of the 2026-07-28 era) nobody can resume, so the call is
+//!   cancelled as soon as the disconnect is seen (at once while the call is silent; on the next
+//!   event or keep-alive, within 15 s, once its stream has begun), except a call that became a
+//!   task, which runs on for its client to fetch (see [`tasks`]).
 //!
 //! # Agent-loop tools
 //!
@@ -298,6 +319,14 @@ pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
 /// How many HTTP sessions may live at once, unless set with [`ToolServer::max_sessions`].
 pub const DEFAULT_MAX_SESSIONS: usize = 100;
 
+/// How many HTTP connections are served at once, unless set with
+/// [`ToolServer::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// How long an HTTP connection may take to send a request's head, unless set with
+/// [`ToolServer::header_read_timeout`]: 30 seconds.
+pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The registry as an MCP server, for one connection (see [Sessions](self#sessions)).
 ///
 /// Cloning is cheap: clones share the registry and configuration, and each clone is a new
@@ -338,6 +367,8 @@ struct Limits {
     max_message_bytes: usize,
     session_idle_timeout: Duration,
     max_sessions: usize,
+    max_connections: usize,
+    header_read_timeout: Duration,
     allowed_origins: Vec<String>,
     /// The tokens every HTTP request must carry (none: loopback only, no token asked).
     bearer: Option<Arc<BearerTokens>>,
@@ -472,6 +503,8 @@ impl ToolServer {
                 max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
                 session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
                 max_sessions: DEFAULT_MAX_SESSIONS,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
                 allowed_origins: Vec::new(),
                 bearer: None,
                 #[cfg(feature = "mcp-remote")]
@@ -605,10 +638,12 @@ impl ToolServer {
         self
     }
 
-    /// How long an HTTP session may go without a request before it ends and its state is
-    /// dropped (default [`DEFAULT_SESSION_IDLE_TIMEOUT`]); its id then answers 404, which
-    /// clients take as "start a new session". Stdio connections end when the client closes
-    /// them.
+    /// How long an HTTP session may go without a request, and with none of its streams open,
+    /// before it ends and its state is dropped (default [`DEFAULT_SESSION_IDLE_TIMEOUT`]); its
+    /// id then answers 404, which clients take as "start a new session". A call still running
+    /// then is cancelled: this is also how long the answer of a client that disconnected
+    /// mid-call is kept for it to resume (see [Disconnects](self#disconnects)). Stdio
+    /// connections end when the client closes them.
     #[must_use]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
         self.limits.session_idle_timeout = idle.max(Duration::from_millis(1));
@@ -621,6 +656,25 @@ impl ToolServer {
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
         self.limits.max_sessions = sessions.max(1);
+        self
+    }
+
+    /// How many HTTP connections are served at once (default [`DEFAULT_MAX_CONNECTIONS`], at
+    /// least one). One more is answered 503 with the JSON-RPC error -32000 and
+    /// `Retry-After`, and closed.
+    #[must_use]
+    pub fn max_connections(mut self, connections: usize) -> Self {
+        self.limits.max_connections = connections.max(1);
+        self
+    }
+
+    /// How long an HTTP connection may take to send a request's head, once opened or once its
+    /// previous request is answered (default [`DEFAULT_HEADER_READ_TIMEOUT`]); a connection
+    /// that sends nothing for that long is closed. The time a request takes to be answered
+    /// (a long call's stream) is not bounded by it.
+    #[must_use]
+    pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
+        self.limits.header_read_timeout = timeout.max(Duration::from_millis(1));
         self
     }
 

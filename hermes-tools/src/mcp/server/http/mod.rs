@@ -16,8 +16,11 @@
 //! - **bodies**: a body that is not JSON is 400 with the JSON-RPC error `-32700`, JSON that is
 //!   not a message is 400 with `-32600`, a body over
 //!   [`max_message_bytes`](super::ToolServer::max_message_bytes) is 413 with `-32600`;
+//! - **connections**: served by hyper with a header read timeout, a cap and `TCP_NODELAY`
+//!   (see [`listen`]);
 //! - **sessions**: a session idle for [`session_idle_timeout`](super::ToolServer::session_idle_timeout)
-//!   ends (its state is dropped; its id then gets 404); at most
+//!   (no request, and no stream of it open: see [`liveness`], which also states the disconnect
+//!   rule) ends (its state is dropped; its id then gets 404); at most
 //!   [`max_sessions`](super::ToolServer::max_sessions) live at once, and an `initialize` beyond
 //!   that is **refused** with 503 and the JSON-RPC error `-32000` saying so. Refusing, rather than
 //!   evicting the least recently used session, never ends a session a client is still using;
@@ -36,6 +39,8 @@
 //!   gets a JSON-RPC error body.
 
 pub(crate) mod bearer;
+mod listen;
+mod liveness;
 #[cfg(feature = "mcp-remote")]
 pub(crate) mod oauth;
 pub(crate) mod origin;
@@ -62,6 +67,8 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 use self::bearer::BearerTokens;
+use self::listen::ConnectionLimits;
+use self::liveness::Liveness;
 #[cfg(feature = "mcp-remote")]
 use self::oauth::{ResourceServer, ResourceServerError, Verdict};
 use self::origin::AllowedOrigins;
@@ -193,7 +200,9 @@ impl HttpEndpoint {
         }
         let sessions_end = config.cancellation_token.clone();
         let mut manager = LocalSessionManager::default();
-        manager.session_config.keep_alive = Some(limits.session_idle_timeout);
+        // The gate keeps the idle clock (see `liveness`): rmcp's would end a session under a
+        // long call.
+        manager.session_config.keep_alive = None;
         // What a stream keeps for a client that comes back (rmcp's default is 16 messages): a
         // tool that closed its stream may report progress and ask questions meanwhile.
         manager.session_config.channel_capacity = STREAM_MESSAGES_KEPT;
@@ -213,6 +222,11 @@ impl HttpEndpoint {
             Arc::clone(&manager),
             limits.session_idle_timeout,
         ));
+        let liveness = Arc::new(Liveness::new(
+            Arc::clone(&manager),
+            limits.session_idle_timeout,
+        ));
+        tokio::spawn(Arc::clone(&liveness).sweep(sessions_end.clone()));
         let server = self.server;
         // Each session gets its own clone, and so its own session state (see `ToolServer`).
         let service =
@@ -221,6 +235,7 @@ impl HttpEndpoint {
             service,
             manager,
             streams,
+            liveness,
             owners: SessionOwners::default(),
             bearer: limits.bearer.clone(),
             #[cfg(feature = "mcp-remote")]
@@ -246,13 +261,16 @@ impl HttpEndpoint {
                 axum::routing::get(protected_resource),
             )
             .with_state(Arc::new(gate));
-        axum::serve(self.listener, router)
-            .with_graceful_shutdown(async move {
-                shutdown.await;
-                // Open SSE streams would otherwise hold the graceful shutdown forever.
-                sessions_end.cancel();
-            })
-            .await?;
+        let connections = ConnectionLimits {
+            max_connections: limits.max_connections,
+            header_read_timeout: limits.header_read_timeout,
+        };
+        listen::serve(self.listener, router, connections, async move {
+            shutdown.await;
+            // Open SSE streams would otherwise hold the graceful shutdown forever.
+            sessions_end.cancel();
+        })
+        .await;
         Ok(())
     }
 }
@@ -263,6 +281,8 @@ struct Gate {
     manager: Arc<LocalSessionManager>,
     /// Calls' streams closed by their tools, until their clients are back.
     streams: Arc<Streams>,
+    /// What keeps each session alive; ends the idle ones.
+    liveness: Arc<Liveness>,
     /// Who opened each session, when tokens are required.
     owners: SessionOwners,
     /// The tokens a request must carry, when required.
@@ -504,6 +524,7 @@ impl Gate {
             Some(session) if is_call && !sessionless => Some(self.streams.call(session)),
             _ => None,
         };
+        let session = session.map(str::to_owned);
         let mut parts = parts;
         if let Some(call) = &call {
             parts.extensions.insert(Arc::clone(call));
@@ -511,12 +532,13 @@ impl Gate {
         let request = Request::from_parts(parts, Body::from(bytes));
         if !opens_session {
             let response = self.forward(request, id).await;
-            return match call {
+            let response = match call {
                 Some(call) if has_content_type(&response, "text/event-stream") => {
                     response.map(|body| call.watch(body))
                 }
                 _ => response,
             };
+            return self.live(session.as_deref(), response);
         }
         let Some(place) = self.open().await else {
             tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
@@ -536,6 +558,11 @@ impl Gate {
         let response = self.forward(request, id.clone()).await;
         // rmcp has registered the session (or failed to) by the time it answers.
         drop(place);
+        if response.status().is_success()
+            && let Some(session) = session_of(response.headers())
+        {
+            self.liveness.touch(session);
+        }
         #[cfg(feature = "mcp-redis")]
         let response = self.shared(response, id).await;
         if let Some(owner) = owner
@@ -572,16 +599,32 @@ impl Gate {
                     .and_then(|value| value.to_str().ok()),
             )
             .and_then(|(session, last)| self.streams.resuming(session, last));
+        let session = session_of(request.headers()).map(str::to_owned);
         let response = self.forward(request, None).await;
-        match resuming {
+        let response = match resuming {
             Some(call) => response.map(|body| call.resumed(body)),
             None => response,
+        };
+        self.live(session.as_deref(), response)
+    }
+
+    /// `response` to a request `rmcp` served in `session`: the session's clock restarts, and
+    /// a stream keeps it alive while open (see [`liveness`]).
+    fn live(&self, session: Option<&str>, response: Response) -> Response {
+        let Some(session) = session.filter(|_| response.status().is_success()) else {
+            return response;
+        };
+        self.liveness.touch(session);
+        if has_content_type(&response, "text/event-stream") {
+            response.map(|body| self.liveness.hold(session, body))
+        } else {
+            response
         }
     }
 
     async fn delete(&self, request: Request) -> Response {
         let session = session_of(request.headers()).map(str::to_owned);
-        if let Some(session) = session
+        if let Some(session) = &session
             && !self
                 .manager
                 .sessions
@@ -590,7 +633,7 @@ impl Gate {
                 .contains_key(session.as_str())
         {
             #[cfg(feature = "mcp-redis")]
-            match self.held_elsewhere(&session).await {
+            match self.held_elsewhere(session).await {
                 // rmcp ends it here (nothing to end) and in the store.
                 Ok(true) => {}
                 Ok(false) => return no_such_session(),
@@ -602,6 +645,9 @@ impl Gate {
         let mut response = self.forward(request, None).await;
         if response.status() == StatusCode::ACCEPTED {
             *response.status_mut() = StatusCode::NO_CONTENT;
+            if let Some(session) = &session {
+                self.liveness.forget(session);
+            }
         }
         response
     }

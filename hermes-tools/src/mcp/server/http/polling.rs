@@ -17,10 +17,14 @@
 //! - **no lost answer**: `rmcp` forgets a stream as soon as its answer is sent, so an answer
 //!   ready while the client is away would reach nobody. The call holds its answer until the
 //!   client has reconnected to that stream, the call is cancelled, or the session's idle
-//!   timeout has passed (the client is then taken to be gone).
+//!   timeout has passed (the client is then taken to be gone);
+//! - **a client that disconnected**: a call's stream dropped before its end (the client went
+//!   away mid-call) is taken as closed, so the answer waits for the client to resume the
+//!   stream in the same way (see the disconnect rule in [`liveness`](super::liveness)).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
@@ -123,18 +127,47 @@ impl CallStream {
             .cloned()
     }
 
-    /// `body`, the call's SSE response, read on its way out for the stream's id.
+    /// `body`, the call's SSE response, read on its way out for the stream's id; dropped
+    /// before its end (the client disconnected), the client is away as after a close.
     pub(crate) fn watch(self: &Arc<Self>, body: Body) -> Body {
-        let call = Arc::clone(self);
-        let frames = body.into_data_stream().inspect(move |frame| {
-            if let Ok(frame) = frame
-                && call.stream.borrow().is_none()
-                && let Some(id) = stream_of_frame(frame)
-            {
-                call.stream.send_replace(Some(id));
+        let mut watched = Watched {
+            call: Arc::clone(self),
+            ended: false,
+        };
+        let mut frames = body.into_data_stream();
+        Body::from_stream(futures_util::stream::poll_fn(move |cx| {
+            let next = frames.poll_next_unpin(cx);
+            match &next {
+                Poll::Ready(Some(Ok(frame))) => {
+                    let call = &watched.call;
+                    if call.stream.borrow().is_none()
+                        && let Some(id) = stream_of_frame(frame)
+                    {
+                        call.stream.send_replace(Some(id));
+                    }
+                }
+                Poll::Ready(None) => watched.ended = true,
+                _ => {}
             }
+            next
+        }))
+    }
+
+    /// The client dropped the call's stream before its end: it is away, and its answer is
+    /// held for it to resume the stream, as after a close.
+    fn left(self: &Arc<Self>) {
+        let Some(stream) = *self.stream.borrow() else {
+            // No event reached it: there is nothing to resume from.
+            return;
+        };
+        self.streams
+            .closed
+            .lock()
+            .insert((Arc::clone(&self.session), stream), Arc::downgrade(self));
+        self.presence.send_modify(|presence| {
+            presence.closes += 1;
+            presence.resumed = 0;
         });
-        Body::from_stream(frames)
     }
 
     /// `body`, a GET's stream resuming this call's: the client counts as back from its first
@@ -232,6 +265,21 @@ impl Drop for CallStream {
         {
             let key = (Arc::clone(&self.session), stream);
             self.streams.closed.lock().remove(&key);
+        }
+    }
+}
+
+/// A call's own stream, on its way out.
+struct Watched {
+    call: Arc<CallStream>,
+    /// Whether it was read to its end (else its client disconnected).
+    ended: bool,
+}
+
+impl Drop for Watched {
+    fn drop(&mut self) {
+        if !self.ended {
+            self.call.left();
         }
     }
 }

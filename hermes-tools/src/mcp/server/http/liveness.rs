@@ -1,0 +1,206 @@
+//! When a Streamable HTTP session of the `initialize` era is idle, and ending it then.
+//!
+//! `rmcp` ends a session whose worker saw no message for its keep-alive, even while a call of
+//! the session runs without reporting anything for that long, or while its client holds a stream
+//! open: the call's stream then closes with no answer, and the command goes on. So the gate
+//! keeps the clock instead (`rmcp`'s own is off): a session is **busy** while any of its
+//! streams is open (a call's POST stream, which will carry its answer, or a GET stream, new or
+//! resumed), and **idle** once none is and no request has named it for the session idle timeout.
+//! An idle session is ended as `rmcp` would (`close_session`), which cancels the calls still
+//! running in it (a cancelled call's future is dropped: the terminal's processes are killed).
+//!
+//! That is also the disconnect rule: a client that goes away mid-call closes the call's stream,
+//! and the session's clock starts. Until the idle timeout the call runs on and its answer is
+//! kept (`rmcp` caches a stream's events), for the client to resume with `Last-Event-ID`; past
+//! it, nobody came back, the session ends and the call is cancelled.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use futures_util::StreamExt;
+use parking_lot::Mutex;
+use rmcp::transport::streamable_http_server::SessionManager as _;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// The longest pause between two sweeps for idle sessions: an idle session ends at most this
+/// long (or a quarter of the idle timeout, if shorter) after its timeout.
+const LONGEST_SWEEP: Duration = Duration::from_secs(5);
+
+/// The sessions of one endpoint, with what keeps each alive.
+pub(crate) struct Liveness {
+    manager: Arc<LocalSessionManager>,
+    idle: Duration,
+    sessions: Mutex<HashMap<Arc<str>, Activity>>,
+}
+
+/// What a session is doing.
+#[derive(Debug, Clone, Copy)]
+struct Activity {
+    /// Its streams open now.
+    open: usize,
+    /// When a request last named it, or its last stream closed.
+    last: Instant,
+}
+
+impl Liveness {
+    /// The sessions of `manager`, ended once idle for `idle`.
+    pub(crate) fn new(manager: Arc<LocalSessionManager>, idle: Duration) -> Self {
+        Self {
+            manager,
+            idle,
+            sessions: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// A request named `session`, and `rmcp` served it (so the session is live here).
+    pub(crate) fn touch(&self, session: &str) {
+        let now = Instant::now();
+        self.sessions
+            .lock()
+            .entry(Arc::from(session))
+            .and_modify(|activity| activity.last = now)
+            .or_insert(Activity { open: 0, last: now });
+    }
+
+    /// `body`, a stream of `session`'s: the session is busy until it ends (the answer sent, or
+    /// the client gone).
+    pub(crate) fn hold(self: &Arc<Self>, session: &str, body: Body) -> Body {
+        let session: Arc<str> = Arc::from(session);
+        self.sessions
+            .lock()
+            .entry(Arc::clone(&session))
+            .and_modify(|activity| activity.open += 1)
+            .or_insert(Activity {
+                open: 1,
+                last: Instant::now(),
+            });
+        let open = Open {
+            liveness: Arc::clone(self),
+            session,
+        };
+        // The guard lives as long as the stream: dropped with it, however it ends.
+        let frames = body.into_data_stream().map(move |frame| {
+            let _held = &open;
+            frame
+        });
+        Body::from_stream(frames)
+    }
+
+    /// `session` ended otherwise (DELETE): nothing to sweep.
+    pub(crate) fn forget(&self, session: &str) {
+        self.sessions.lock().remove(session);
+    }
+
+    /// Ends the sessions found idle, until `stop` is cancelled.
+    pub(crate) async fn sweep(self: Arc<Self>, stop: CancellationToken) {
+        let pause = (self.idle / 4).clamp(Duration::from_millis(5), LONGEST_SWEEP);
+        let mut ticks = tokio::time::interval(pause);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                _ = ticks.tick() => {}
+            }
+            for session in self.idle_sessions(Instant::now()) {
+                tracing::debug!("an MCP session ended: idle for its timeout, no stream open");
+                // An unknown id (the session ended otherwise) is no error.
+                if let Err(err) = self.manager.close_session(&(*session).into()).await {
+                    tracing::warn!(%err, "an idle MCP session could not be ended");
+                }
+            }
+        }
+    }
+
+    /// The sessions idle at `now`, taken off the list.
+    fn idle_sessions(&self, now: Instant) -> Vec<Arc<str>> {
+        let mut idle = Vec::new();
+        self.sessions.lock().retain(|session, activity| {
+            let alive = activity.open > 0 || now.duration_since(activity.last) < self.idle;
+            if !alive {
+                idle.push(Arc::clone(session));
+            }
+            alive
+        });
+        idle
+    }
+
+    /// Whether `session` is on the list, and how many of its streams are open.
+    #[cfg(test)]
+    fn open_streams(&self, session: &str) -> Option<usize> {
+        self.sessions
+            .lock()
+            .get(session)
+            .map(|activity| activity.open)
+    }
+}
+
+/// A stream of a session, counted while it is open.
+struct Open {
+    liveness: Arc<Liveness>,
+    session: Arc<str>,
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        // Its clock starts when its last stream closes.
+        if let Some(activity) = self.liveness.sessions.lock().get_mut(&self.session) {
+            activity.open = activity.open.saturating_sub(1);
+            activity.last = Instant::now();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn liveness(idle: Duration) -> Arc<Liveness> {
+        let manager = Arc::new(LocalSessionManager::default());
+        Arc::new(Liveness::new(manager, idle))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_session_is_idle_only_with_no_stream_open_for_the_whole_timeout() {
+        let idle = Duration::from_secs(10);
+        let liveness = liveness(idle);
+        liveness.touch("s");
+        let body = liveness.hold("s", Body::from("data: \n\n"));
+        assert_eq!(liveness.open_streams("s"), Some(1));
+        tokio::time::advance(idle * 3).await;
+        assert!(
+            liveness.idle_sessions(Instant::now()).is_empty(),
+            "an open stream keeps it"
+        );
+
+        // Read to its end and dropped: the clock starts then, not at the last request.
+        let read = axum::body::to_bytes(body, 1024).await.expect("the body");
+        assert_eq!(&read[..], b"data: \n\n");
+        assert_eq!(liveness.open_streams("s"), Some(0));
+        tokio::time::advance(idle / 2).await;
+        assert!(liveness.idle_sessions(Instant::now()).is_empty());
+        tokio::time::advance(idle / 2).await;
+        let ended = liveness.idle_sessions(Instant::now());
+        assert_eq!(ended.len(), 1);
+        assert_eq!(&*ended[0], "s");
+        assert_eq!(liveness.open_streams("s"), None, "taken off the list");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_restarts_the_clock_and_a_forgotten_session_is_not_swept() {
+        let idle = Duration::from_secs(10);
+        let liveness = liveness(idle);
+        liveness.touch("a");
+        liveness.touch("b");
+        tokio::time::advance(idle - Duration::from_secs(1)).await;
+        liveness.touch("a");
+        liveness.forget("b");
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(liveness.idle_sessions(Instant::now()).is_empty());
+        tokio::time::advance(idle).await;
+        assert_eq!(liveness.idle_sessions(Instant::now()).len(), 1);
+    }
+}
