@@ -76,7 +76,10 @@ pub enum FileError {
         path: String,
     },
     /// The path is a device, socket or pipe.
-    #[error("Cannot read '{path}': it is not a regular file (a device, socket or pipe).")]
+    #[error(
+        "'{path}' is not a regular file (a device, socket or pipe): the file tools only read \
+         and write regular files. Use another path, or terminal if you mean to use it as it is."
+    )]
     NotAFile {
         /// The path as the model sent it.
         path: String,
