@@ -5,6 +5,11 @@
 //! Hermes on one quirk: a final newline does not make an extra empty numbered line, and
 //! `total_lines` counts a last line without a newline.
 //!
+//! A read costs bounded memory and time whatever the file: lines are cut at
+//! [`MAX_LINE_CHARS`] while they are read (a 2 GB line is never held), and from the first
+//! line asked for on at most [`COUNT_SCAN_BYTES`] are read; past that, `total_lines` is the
+//! lines counted so far and `total_lines_partial` says so.
+//!
 //! `read_file` also reads the spill file a cut answer names (`read it with read_file
 //! offset=A limit=K`), by the absolute path in the marker, even when the registry's
 //! `spill_dir` is outside the workspace: spill files hold answers the model was already given,
@@ -31,6 +36,9 @@ pub const MAX_LIMIT: usize = 2000;
 pub const MAX_LINE_CHARS: usize = 2000;
 /// Most characters of numbered content one call returns (whole lines only).
 pub const READ_BUDGET_CHARS: usize = 100_000;
+/// Bytes `read_file` reads from its first line on, for the page and the line count after it:
+/// a larger file's `total_lines` is a lower bound, and says so.
+pub const COUNT_SCAN_BYTES: u64 = 64 << 20;
 const LINE_TRUNCATED: &str = "... [truncated]";
 /// Bytes sniffed for a NUL, which marks a file as binary.
 const SNIFF_BYTES: usize = 8192;

@@ -9,9 +9,13 @@ use serde::Serialize;
 
 use super::similar::similar_files;
 use super::{
-    BINARY_EXTENSIONS, FileError, LINE_TRUNCATED, MAX_LIMIT, MAX_LINE_CHARS, READ_BUDGET_CHARS,
-    SAMPLE_CHARS, SNIFF_BYTES, io_error,
+    BINARY_EXTENSIONS, COUNT_SCAN_BYTES, FileError, LINE_TRUNCATED, MAX_LIMIT, MAX_LINE_CHARS,
+    READ_BUDGET_CHARS, SAMPLE_CHARS, SNIFF_BYTES, io_error,
 };
+use crate::lines::CappedLines;
+
+/// Bytes of a line kept while reading: more than [`MAX_LINE_CHARS`] characters of any UTF-8.
+const LINE_CAP_BYTES: usize = 4 * MAX_LINE_CHARS + 4;
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// A page of a text file, in Hermes' shape.
@@ -19,8 +23,13 @@ use crate::workspace::{Workspace, WorkspaceError};
 pub struct FileContent {
     /// The lines, each as `NUMBER|TEXT`, joined with newlines.
     pub content: String,
-    /// Lines in the whole file.
+    /// Lines in the whole file, or the lines counted when
+    /// [`total_lines_partial`](Self::total_lines_partial) is set.
     pub total_lines: usize,
+    /// Whether the file was too large to count its lines (see [`COUNT_SCAN_BYTES`]):
+    /// `total_lines` is then a lower bound. Left out of the answer when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub total_lines_partial: bool,
     /// Size of the file in bytes.
     pub file_size: u64,
     /// Whether lines after this page were left out.
@@ -57,7 +66,8 @@ pub fn read_file(
     let resolved = resolve_readable(workspace, &path, ctx)?;
     let file_size = check_readable(workspace, &resolved, &path)?;
     let file = File::open(&resolved).map_err(io_error("open", &path))?;
-    let mut reader = BufReader::new(file);
+    // Large reads: a long line is skipped in fewer system calls.
+    let mut reader = BufReader::with_capacity(64 << 10, file);
     if looks_binary(reader.fill_buf().map_err(io_error("read", &path))?) {
         return Err(FileError::Binary { path });
     }
@@ -141,39 +151,54 @@ pub(super) fn looks_binary(start: &[u8]) -> bool {
 struct Page {
     lines: Vec<String>,
     total_lines: usize,
+    /// Whether counting stopped at [`COUNT_SCAN_BYTES`], so `total_lines` is a lower bound.
+    partial: bool,
 }
 
-/// Reads the whole file to count its lines, keeping lines `offset..offset + limit`.
-fn read_page(mut reader: impl BufRead, offset: usize, limit: usize) -> io::Result<Page> {
+/// Reads the file to count its lines, keeping lines `offset..offset + limit`, each cut to
+/// [`MAX_LINE_CHARS`]. From line `offset` on, at most [`COUNT_SCAN_BYTES`] are read: the page
+/// and the count after it cost bounded time, and no line is held past its cap.
+fn read_page(reader: impl BufRead, offset: usize, limit: usize) -> io::Result<Page> {
+    let mut reader = CappedLines::new(reader, LINE_CAP_BYTES);
     let mut lines = Vec::new();
-    let mut buffer = Vec::new();
     let mut number = 0;
     loop {
-        buffer.clear();
-        if reader.read_until(b'\n', &mut buffer)? == 0 {
-            break;
+        let next = number + 1;
+        if next == offset {
+            reader.bound_scan(COUNT_SCAN_BYTES);
         }
-        number += 1;
-        if number >= offset && number - offset < limit {
-            lines.push(decode_line(&buffer, number == 1));
+        let keep = next >= offset && next - offset < limit;
+        let Some(line) = reader.next_line(keep)? else {
+            break;
+        };
+        number = next;
+        if keep {
+            lines.push(shown_line(line.text, line.cut, number == 1));
         }
     }
     Ok(Page {
         lines,
         total_lines: number,
+        partial: reader.stopped(),
     })
 }
 
-/// A line without its line ending (and, on line 1, without a UTF-8 byte-order mark).
-fn decode_line(bytes: &[u8], first: bool) -> String {
-    let bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+/// A line as shown: without a UTF-8 byte-order mark on line 1, and cut to [`MAX_LINE_CHARS`]
+/// with a marker when it is longer (or was already cut while reading).
+fn shown_line(bytes: &[u8], cut: bool, first: bool) -> String {
     let bytes = if first {
         bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
     } else {
         bytes
     };
-    String::from_utf8_lossy(bytes).into_owned()
+    let mut line = String::from_utf8_lossy(bytes).into_owned();
+    if let Some((end, _)) = line.char_indices().nth(MAX_LINE_CHARS) {
+        line.truncate(end);
+        line.push_str(LINE_TRUNCATED);
+    } else if cut {
+        line.push_str(LINE_TRUNCATED);
+    }
+    line
 }
 
 impl Page {
@@ -183,18 +208,56 @@ impl Page {
             .lines
             .iter()
             .enumerate()
-            .map(|(i, line)| format!("{}|{}", offset + i, cap_line(line)))
+            .map(|(i, line)| format!("{}|{line}", offset + i))
             .collect();
         let (content, kept) = within_budget(&numbered);
-        let (truncated, hint) = continuation(offset, limit, kept, numbered.len(), total);
+        let (truncated, hint) = if self.partial && kept == numbered.len() {
+            partial_count(offset, kept, total)
+        } else {
+            let counted = Counted {
+                total,
+                partial: self.partial,
+            };
+            continuation(offset, limit, kept, numbered.len(), counted)
+        };
         FileContent {
             content,
             total_lines: total,
+            total_lines_partial: self.partial,
             file_size,
             truncated,
             hint,
         }
     }
+}
+
+/// The line count, and whether it is only a lower bound.
+struct Counted {
+    total: usize,
+    partial: bool,
+}
+
+impl std::fmt::Display for Counted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.partial {
+            write!(f, "at least {}", self.total)
+        } else {
+            write!(f, "{}", self.total)
+        }
+    }
+}
+
+/// The hint for a whole page of a file too large to count: more may follow.
+fn partial_count(offset: usize, kept: usize, total: usize) -> (bool, Option<String>) {
+    let end = offset + kept - 1;
+    let hint = format!(
+        "Showing lines {offset}-{end}. The file is too large to count its lines: {} MiB were \
+         read from line {offset} on, and it has at least {total} lines. Use offset={} to \
+         continue reading.",
+        COUNT_SCAN_BYTES >> 20,
+        end + 1
+    );
+    (true, Some(hint))
 }
 
 /// Whether lines were left out, and the hint telling the model how to go on.
@@ -205,13 +268,14 @@ fn continuation(
     limit: usize,
     kept: usize,
     shown: usize,
-    total: usize,
+    counted: Counted,
 ) -> (bool, Option<String>) {
+    let total = counted.total;
     if kept < shown {
         let end = offset + kept - 1;
         let hint = format!(
             "Output truncated at the 100,000-char read budget after {kept} line(s) (showing \
-             lines {offset}-{end} of {total}). Use offset={} to continue.",
+             lines {offset}-{end} of {counted}). Use offset={} to continue.",
             end + 1
         );
         (true, Some(hint))
@@ -231,13 +295,6 @@ fn continuation(
         (false, Some(hint))
     } else {
         (false, None)
-    }
-}
-
-fn cap_line(line: &str) -> std::borrow::Cow<'_, str> {
-    match line.char_indices().nth(MAX_LINE_CHARS) {
-        Some((cut, _)) => format!("{}{LINE_TRUNCATED}", &line[..cut]).into(),
-        None => line.into(),
     }
 }
 

@@ -30,6 +30,7 @@ fn reads_exact_lines_with_offset_and_limit() {
         FileContent {
             content: "3|line 3\n4|line 4".into(),
             total_lines: 10,
+            total_lines_partial: false,
             file_size: 71,
             truncated: true,
             hint: Some("Use offset=5 to continue reading (showing 3-4 of 10 lines)".into()),
