@@ -41,7 +41,7 @@ use crate::config::{Config, UnknownArguments};
 use crate::definitions::Definitions;
 use crate::tool::schema::ParameterSchema;
 use crate::tool::{ArgumentsRejected, Handler, StaticHandler, Tool};
-use crate::toolsets::nearest::nearest;
+use crate::toolsets::nearest::{MAX_NEAR_CHARS, nearest};
 
 impl ToolRegistry {
     /// Runs tool `name` with the model's argument string **without the pipeline**: no
@@ -90,6 +90,16 @@ impl ToolRegistry {
     /// The answer to a call of a tool that is not there: the nearest names among `offered`
     /// (the definitions the model was given) or, without them, among every registered tool.
     pub(crate) fn unknown_tool(&self, name: &str, offered: Option<&Definitions>) -> ToolAnswer {
+        if name.len() > MAX_NEAR_CHARS || name.chars().any(char::is_control) {
+            // No tool has such a name: refused at once, quoting only its start.
+            let start: String = name.chars().take(64).collect();
+            let more = if start.len() < name.len() { "..." } else { "" };
+            return ToolAnswer::error(format!(
+                "Unknown tool: {start:?}{more} ({} bytes, with control characters or longer \
+                 than any tool name). Call one of the tools you were given.",
+                name.len()
+            ));
+        }
         let snapshot = self.snapshot();
         // The tool of a server that is down is not unknown: say why it is missing.
         if snapshot.get(name).is_none()
