@@ -672,3 +672,85 @@ fn schemas_the_validator_cannot_enforce_are_refused_naming_the_pointer() {
     let answer = registry.call_blocking("runs", r#"{"code": "ABC"}"#, &ToolContext::new());
     assert!(answer.is_error(), "the pattern is enforced: {answer}");
 }
+
+/// One step of a plan: a nested argument type of our own.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Step {
+    /// What to do.
+    title: String,
+    /// Whether it is done.
+    done: Option<bool>,
+}
+
+/// Counts the steps of a plan, and the done ones.
+///
+/// # Arguments
+/// * `steps` - The steps.
+/// * `first` - The step to start with.
+#[tool(toolset = "inputs")]
+fn plan(steps: Vec<Step>, first: Option<Step>) -> String {
+    let done = steps.iter().filter(|step| step.done == Some(true)).count();
+    let titles: Vec<&str> = steps.iter().map(|step| step.title.as_str()).collect();
+    format!(
+        "{} steps ({done} done): {}; first {}",
+        steps.len(),
+        titles.join(", "),
+        first.map_or("none".to_owned(), |step| step.title)
+    )
+}
+
+#[test]
+fn unknown_keys_are_refused_at_every_depth_by_one_rule() {
+    let registry = ToolRegistry::linked();
+    let ctx = ToolContext::new();
+    let ok = registry.call_blocking(
+        "plan",
+        r#"{"steps": [{"title": "a", "done": true}, {"title": "b"}]}"#,
+        &ctx,
+    );
+    assert_eq!(
+        ok.to_value()["result"],
+        "2 steps (1 done): a, b; first none",
+        "{ok}"
+    );
+    // A misspelt nested key was dropped by serde, silently: `dnoe` read as not done.
+    for (arguments, at, key) in [
+        (
+            r#"{"steps": [{"title": "a"}, {"title": "b", "dnoe": true}]}"#,
+            "/steps/1",
+            "dnoe",
+        ),
+        (
+            r#"{"steps": [], "first": {"title": "c", "extra": 1}}"#,
+            "/first",
+            "extra",
+        ),
+    ] {
+        let answer = registry.call_blocking("plan", arguments, &ctx);
+        assert!(answer.is_error(), "{answer}");
+        let text = answer.as_str();
+        assert!(
+            text.contains(&format!(
+                "Unknown argument \\\"{key}\\\" at {at} for tool \\\"plan\\\""
+            )),
+            "{text}"
+        );
+        assert!(text.contains(r#"takes \"title\", \"done\""#), "{text}");
+    }
+    // The top level's rule, `Ignore` included, is the nested one too.
+    let ignoring = ToolRegistry::linked();
+    ignoring.set_config(Config {
+        unknown_arguments: hermes_tools::config::UnknownArguments::Ignore,
+        ..Config::default()
+    });
+    let answer = ignoring.call_blocking(
+        "plan",
+        r#"{"steps": [{"title": "a", "dnoe": true}], "first": {"title": "c", "x": 1}}"#,
+        &ctx,
+    );
+    assert_eq!(
+        answer.to_value()["result"],
+        "1 steps (0 done): a; first c",
+        "{answer}"
+    );
+}
