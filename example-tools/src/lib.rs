@@ -44,6 +44,7 @@ pub mod clarify;
 pub mod delegate;
 pub mod files;
 pub mod fortune;
+mod lines;
 pub mod search;
 pub mod terminal;
 pub mod todo;

@@ -1,6 +1,10 @@
 //! `search_files`: regex search of file contents inside the [`Workspace`], as ripgrep would
 //! walk it: `.gitignore` and `.ignore` files are honoured, hidden files and `.git` skipped,
 //! binary files and symbolic links left out (a link could point outside the workspace).
+//!
+//! A search costs bounded memory and time per file: each line is matched on its first
+//! [`MAX_LINE_BYTES`], and at most [`MAX_FILE_BYTES`] of a file are read. A file searched
+//! only in part (a line cut, or the file's end not reached) is named in `partial_files`.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader};
@@ -12,10 +16,15 @@ use ignore::overrides::{Override, OverrideBuilder};
 use regex::bytes::Regex;
 use serde::Serialize;
 
+use crate::lines::CappedLines;
 use crate::workspace::{Workspace, WorkspaceError};
 
 /// Longest match text returned, in characters (Hermes caps match content at 500).
 pub const MAX_MATCH_CHARS: usize = 500;
+/// Bytes of a line matched: a match that starts past them is not found.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// Bytes of a file searched: a match past them is not found.
+pub const MAX_FILE_BYTES: u64 = 128 << 20;
 /// Bytes sniffed for a NUL, which marks a file as binary (and skipped).
 const SNIFF_BYTES: usize = 8192;
 
@@ -75,6 +84,10 @@ pub struct SearchResults {
     pub total_count: usize,
     /// Whether matches beyond `limit` were left out.
     pub truncated: bool,
+    /// Files searched only in part: a line longer than [`MAX_LINE_BYTES`] was matched on its
+    /// start, or the file was read only to [`MAX_FILE_BYTES`]. Left out when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub partial_files: Vec<String>,
 }
 
 /// Search file contents for a regular expression, returning matching lines with their paths.
@@ -118,6 +131,7 @@ pub fn search_files(
         matches: Vec::new(),
         total_count: 0,
         truncated: false,
+        partial_files: Vec::new(),
     };
     let limit = limit.max(1);
     for entry in walker.build().filter_map(Result::ok) {
@@ -151,36 +165,33 @@ fn search_file(
     limit: usize,
     results: &mut SearchResults,
 ) -> io::Result<()> {
-    let mut reader = BufReader::new(File::open(file)?);
+    let mut reader = BufReader::with_capacity(64 << 10, File::open(file)?);
     let start = reader.fill_buf()?;
     if start[..start.len().min(SNIFF_BYTES)].contains(&0) {
         return Ok(());
     }
-    let mut buffer = Vec::new();
+    let mut lines = CappedLines::new(reader, MAX_LINE_BYTES);
+    lines.bound_scan(MAX_FILE_BYTES);
     let mut number = 0;
-    loop {
-        buffer.clear();
-        if reader.read_until(b'\n', &mut buffer)? == 0 {
-            return Ok(());
-        }
+    let mut partial = false;
+    while let Some(line) = lines.next_line(true)? {
         number += 1;
-        let line = trim_line_ending(&buffer);
-        if regex.is_match(line) {
+        partial |= line.cut;
+        if regex.is_match(line.text) {
             results.total_count += 1;
             if results.matches.len() < limit {
                 results.matches.push(SearchMatch {
                     path: shown.to_owned(),
                     line: number,
-                    text: cap_chars(&String::from_utf8_lossy(line)),
+                    text: cap_chars(&String::from_utf8_lossy(line.text)),
                 });
             }
         }
     }
-}
-
-fn trim_line_ending(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
+    if partial || lines.stopped() {
+        results.partial_files.push(shown.to_owned());
+    }
+    Ok(())
 }
 
 fn cap_chars(text: &str) -> String {

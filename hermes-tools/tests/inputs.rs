@@ -495,3 +495,262 @@ for line in sys.stdin:
         clients.shutdown().await;
     }
 }
+
+/// The least time, in nanoseconds, of five runs of `run`.
+fn least_nanos(mut run: impl FnMut()) -> u128 {
+    (0..5)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            run();
+            started.elapsed().as_nanos().max(1)
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn a_2_mb_tool_name_is_refused_at_once_quoting_its_start() {
+    let registry = ToolRegistry::new();
+    for i in 0..50 {
+        registry
+            .register(with_schema(
+                &format!("tool_number_{i}"),
+                json!({"type": "object"}),
+            ))
+            .unwrap();
+    }
+    let ctx = ToolContext::new();
+    let huge = "tool_number_".repeat(2 << 20 >> 4);
+    let answer = registry.call_blocking(&huge, "{}", &ctx);
+    assert!(answer.is_error());
+    let text = answer.to_value()["error"].as_str().unwrap().to_owned();
+    assert!(
+        text.len() < 400,
+        "only the name's start is quoted: {} bytes",
+        text.len()
+    );
+    assert!(text.contains(&format!("({} bytes", huge.len())), "{text}");
+    let control = registry.call_blocking("tool_number_1\u{7}", "{}", &ctx);
+    assert!(control.as_str().contains("control characters"), "{control}");
+    // A normal unknown name still gets its suggestions.
+    let near = registry.call_blocking("tool_number_7x", "{}", &ctx);
+    assert!(
+        near.as_str().contains("Did you mean: tool_number_7"),
+        "{near}"
+    );
+
+    // Bounded work: the 2 MB name costs about what a short one does (the nearest-name search
+    // was linear in the name for every tool: minutes), compared in one run, never absolutely.
+    let short = least_nanos(|| drop(registry.call_blocking("no_such_tool", "{}", &ctx)));
+    let long = least_nanos(|| drop(registry.call_blocking(&huge, "{}", &ctx)));
+    eprintln!("unknown tool: 2 MB name {long} ns, short name {short} ns");
+    assert!(long < short * 200, "2 MB name {long} ns against {short} ns");
+}
+
+/// `{"a": {"a": ... 1}}`, `depth` objects deep, built without recursion (`json!` would
+/// serialize its argument, recursively).
+fn nested_value(depth: usize) -> Value {
+    let mut value = json!(1);
+    for _ in 0..depth {
+        let mut object = serde_json::Map::new();
+        object.insert("a".into(), value);
+        value = Value::Object(object);
+    }
+    value
+}
+
+/// An Anthropic message whose one `tool_use` block has `input`, built without recursion.
+fn tool_use(input: Value) -> Value {
+    let mut block = json!({"type": "tool_use", "id": "toolu_1", "name": "read_file"});
+    block.as_object_mut().unwrap().insert("input".into(), input);
+    let mut reply = json!({"role": "assistant"});
+    reply
+        .as_object_mut()
+        .unwrap()
+        .insert("content".into(), Value::Array(vec![block]));
+    reply
+}
+
+#[test]
+fn arguments_nested_100_000_deep_are_refused_not_a_stack_overflow() {
+    use hermes_tools::provider::parse_calls;
+    let reply = tool_use(nested_value(100_000));
+    let error = parse_calls(Format::Anthropic, &reply).map_err(|e| e.to_string());
+    // serde_json's Value drops recursively: this one would overflow the stack too.
+    std::mem::forget(reply);
+    let error = error.unwrap_err();
+    assert!(error.contains("/content/0/input"), "{error}");
+    assert!(error.contains("nested 128 or more levels deep"), "{error}");
+
+    // The bound is serde_json's: what it parses, parse_calls reads; one level more, neither.
+    for depth in 125..=130 {
+        let reply = tool_use(nested_value(depth));
+        let text = serde_json::to_string(&reply["content"][0]["input"]).unwrap();
+        let parses = serde_json::from_str::<Value>(&text).is_ok();
+        let calls = parse_calls(Format::Anthropic, &reply);
+        assert_eq!(calls.is_ok(), parses, "depth {depth}: {calls:?}");
+        if let Ok(calls) = calls {
+            assert_eq!(calls[0].arguments, text);
+        }
+    }
+}
+
+#[test]
+fn schemas_the_validator_cannot_enforce_are_refused_naming_the_pointer() {
+    let registry = ToolRegistry::new();
+    let string_with = |rules: Value| {
+        let mut property = json!({"type": "string"});
+        property
+            .as_object_mut()
+            .unwrap()
+            .extend(rules.as_object().unwrap().clone());
+        json!({"type": "object", "properties": {"code": property}})
+    };
+    // A pattern the validator cannot run would be published and never enforced.
+    let (pointer, problem) = refusal(&registry, string_with(json!({"pattern": "(?<=x)y"})));
+    assert_eq!(pointer, "/properties/code/pattern");
+    assert!(problem.contains("\"(?<=x)y\" cannot be run"), "{problem}");
+    let (pointer, _) = refusal(
+        &registry,
+        json!({"type": "object", "patternProperties": {"^(?!x)": {"type": "string"}}}),
+    );
+    assert_eq!(pointer, "/patternProperties/^(?!x)");
+
+    // A $ref that comes back to itself without descending into the arguments.
+    for (schema, at) in [
+        (
+            json!({"type": "object", "allOf": [{"$ref": "#"}]}),
+            "/allOf/0/$ref",
+        ),
+        (
+            json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/A"}},
+                   "$defs": {"A": {"anyOf": [{"$ref": "#/$defs/B"}]}, "B": {"$ref": "#/$defs/A"}}}),
+            "/$defs/A/anyOf/0/$ref",
+        ),
+    ] {
+        let (pointer, problem) = refusal(&registry, schema);
+        assert_eq!(pointer, at);
+        assert!(problem.contains("leads back to this schema"), "{problem}");
+    }
+
+    // `required` naming no property: no call could satisfy the tool.
+    let (pointer, problem) = refusal(
+        &registry,
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a", "b"]}),
+    );
+    assert_eq!(pointer, "/required/1");
+    assert!(
+        problem.contains("\"b\", which is not in \"properties\""),
+        "{problem}"
+    );
+
+    // What each rule still lets through: runnable patterns, recursion through a nested
+    // value, `required` met by a pattern or left to an `anyOf` branch.
+    for (name, schema) in [
+        ("runs", string_with(json!({"pattern": "^[a-z]+\\d*$"}))),
+        (
+            "tree",
+            json!({"type": "object", "properties": {"node": {"$ref": "#/$defs/node"}},
+                   "$defs": {"node": {"type": "object", "properties": {
+                       "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}}}),
+        ),
+        (
+            "matched",
+            json!({"type": "object", "properties": {}, "patternProperties": {"^x_": {}},
+                   "required": ["x_1"]}),
+        ),
+        (
+            "either",
+            json!({"type": "object", "properties": {"a": {}, "b": {}},
+                   "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+        ),
+    ] {
+        registry
+            .register(with_schema(name, schema))
+            .unwrap_or_else(|err| panic!("{name}: {err}"));
+    }
+    let answer = registry.call_blocking("runs", r#"{"code": "ABC"}"#, &ToolContext::new());
+    assert!(answer.is_error(), "the pattern is enforced: {answer}");
+}
+
+/// One step of a plan: a nested argument type of our own.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Step {
+    /// What to do.
+    title: String,
+    /// Whether it is done.
+    done: Option<bool>,
+}
+
+/// Counts the steps of a plan, and the done ones.
+///
+/// # Arguments
+/// * `steps` - The steps.
+/// * `first` - The step to start with.
+#[tool(toolset = "inputs")]
+fn plan(steps: Vec<Step>, first: Option<Step>) -> String {
+    let done = steps.iter().filter(|step| step.done == Some(true)).count();
+    let titles: Vec<&str> = steps.iter().map(|step| step.title.as_str()).collect();
+    format!(
+        "{} steps ({done} done): {}; first {}",
+        steps.len(),
+        titles.join(", "),
+        first.map_or("none".to_owned(), |step| step.title)
+    )
+}
+
+#[test]
+fn unknown_keys_are_refused_at_every_depth_by_one_rule() {
+    let registry = ToolRegistry::linked();
+    let ctx = ToolContext::new();
+    let ok = registry.call_blocking(
+        "plan",
+        r#"{"steps": [{"title": "a", "done": true}, {"title": "b"}]}"#,
+        &ctx,
+    );
+    assert_eq!(
+        ok.to_value()["result"],
+        "2 steps (1 done): a, b; first none",
+        "{ok}"
+    );
+    // A misspelt nested key was dropped by serde, silently: `dnoe` read as not done.
+    for (arguments, at, key) in [
+        (
+            r#"{"steps": [{"title": "a"}, {"title": "b", "dnoe": true}]}"#,
+            "/steps/1",
+            "dnoe",
+        ),
+        (
+            r#"{"steps": [], "first": {"title": "c", "extra": 1}}"#,
+            "/first",
+            "extra",
+        ),
+    ] {
+        let answer = registry.call_blocking("plan", arguments, &ctx);
+        assert!(answer.is_error(), "{answer}");
+        let text = answer.as_str();
+        assert!(
+            text.contains(&format!(
+                "Unknown argument \\\"{key}\\\" at {at} for tool \\\"plan\\\""
+            )),
+            "{text}"
+        );
+        assert!(text.contains(r#"takes \"title\", \"done\""#), "{text}");
+    }
+    // The top level's rule, `Ignore` included, is the nested one too.
+    let ignoring = ToolRegistry::linked();
+    ignoring.set_config(Config {
+        unknown_arguments: hermes_tools::config::UnknownArguments::Ignore,
+        ..Config::default()
+    });
+    let answer = ignoring.call_blocking(
+        "plan",
+        r#"{"steps": [{"title": "a", "dnoe": true}], "first": {"title": "c", "x": 1}}"#,
+        &ctx,
+    );
+    assert_eq!(
+        answer.to_value()["result"],
+        "1 steps (0 done): a; first c",
+        "{answer}"
+    );
+}

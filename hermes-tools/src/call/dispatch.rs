@@ -41,7 +41,7 @@ use crate::config::{Config, UnknownArguments};
 use crate::definitions::Definitions;
 use crate::tool::schema::ParameterSchema;
 use crate::tool::{ArgumentsRejected, Handler, StaticHandler, Tool};
-use crate::toolsets::nearest::nearest;
+use crate::toolsets::nearest::{MAX_NEAR_CHARS, nearest};
 
 impl ToolRegistry {
     /// Runs tool `name` with the model's argument string **without the pipeline**: no
@@ -90,6 +90,16 @@ impl ToolRegistry {
     /// The answer to a call of a tool that is not there: the nearest names among `offered`
     /// (the definitions the model was given) or, without them, among every registered tool.
     pub(crate) fn unknown_tool(&self, name: &str, offered: Option<&Definitions>) -> ToolAnswer {
+        if name.len() > MAX_NEAR_CHARS || name.chars().any(char::is_control) {
+            // No tool has such a name: refused at once, quoting only its start.
+            let start: String = name.chars().take(64).collect();
+            let more = if start.len() < name.len() { "..." } else { "" };
+            return ToolAnswer::error(format!(
+                "Unknown tool: {start:?}{more} ({} bytes, with control characters or longer \
+                 than any tool name). Call one of the tools you were given.",
+                name.len()
+            ));
+        }
         let snapshot = self.snapshot();
         // The tool of a server that is down is not unknown: say why it is missing.
         if snapshot.get(name).is_none()
@@ -179,6 +189,17 @@ fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<S
     ) {
         if judge.check_unknown {
             notices.extend(unknown_keys(tool, args, properties, judge.unknown)?);
+            let root = &judge.schema.value;
+            for (name, arg) in args.iter_mut() {
+                if let Some(schema) = properties.get(name) {
+                    let nested = Nested {
+                        tool,
+                        root,
+                        rule: judge.unknown,
+                    };
+                    nested.check(arg, schema, &format!("/{name}"), 0)?;
+                }
+            }
         }
         for name in tool.clamped() {
             if let (Some(arg), Some(rules)) = (args.get_mut(name.as_str()), properties.get(name)) {
@@ -245,6 +266,116 @@ fn unknown_keys(
         ));
     }
     Err(message)
+}
+
+/// The unknown-key rule of the top level, applied at every depth: an object whose schema
+/// lists `properties` (and allows no others: no `additionalProperties` schema or `true`, no
+/// `patternProperties`) refuses, or with `Ignore` drops, any other key, in arrays' items and
+/// through `$ref` and an `anyOf`/`oneOf` (such as an `Option`'s) with one object branch.
+struct Nested<'a> {
+    tool: &'a Tool,
+    root: &'a Value,
+    rule: UnknownArguments,
+}
+
+impl Nested<'_> {
+    /// Deeper than serde_json parses: nothing sent can be there.
+    const MAX_DEPTH: usize = 128;
+
+    fn check(
+        &self,
+        value: &mut Value,
+        schema: &Value,
+        path: &str,
+        depth: usize,
+    ) -> Result<(), String> {
+        if depth > Self::MAX_DEPTH {
+            return Ok(());
+        }
+        let Some(schema) = self.object_schema(schema, value) else {
+            return Ok(());
+        };
+        match value {
+            Value::Object(object) => {
+                let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
+                    return Ok(());
+                };
+                let open = schema
+                    .get("additionalProperties")
+                    .is_some_and(|more| more.is_object() || *more == Value::Bool(true))
+                    || schema.get("patternProperties").is_some();
+                let unknown: Vec<String> = object
+                    .keys()
+                    .filter(|key| !open && !properties.contains_key(*key))
+                    .cloned()
+                    .collect();
+                if let Some(first) = unknown.first() {
+                    if self.rule == UnknownArguments::Reject {
+                        let known: Vec<String> =
+                            properties.keys().map(|k| format!("{k:?}")).collect();
+                        return Err(format!(
+                            "Unknown argument {first:?} at {path} for tool {:?}: that object takes \
+                             {}. Send only those keys there.",
+                            self.tool.name(),
+                            if known.is_empty() {
+                                "no keys".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        ));
+                    }
+                    for key in &unknown {
+                        object.shift_remove(key);
+                    }
+                }
+                for (key, member) in object.iter_mut() {
+                    if let Some(sub) = properties.get(key) {
+                        self.check(member, sub, &format!("{path}/{key}"), depth + 1)?;
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(sub) = schema.get("items").filter(|sub| sub.is_object()) {
+                    for (index, item) in items.iter_mut().enumerate() {
+                        self.check(item, sub, &format!("{path}/{index}"), depth + 1)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `schema` with its `$ref`s followed and, for an object, the one `anyOf`/`oneOf` branch
+    /// with `properties` chosen; `None` when there is no single such schema.
+    fn object_schema<'s>(&'s self, schema: &'s Value, value: &Value) -> Option<&'s Value> {
+        let mut schema = self.resolved(schema)?;
+        if value.is_object() && schema.get("properties").is_none() {
+            let branches = ["anyOf", "oneOf"]
+                .iter()
+                .find_map(|key| schema.get(key).and_then(Value::as_array))?;
+            let mut objects = branches
+                .iter()
+                .filter_map(|branch| self.resolved(branch))
+                .filter(|branch| branch.get("properties").is_some());
+            schema = objects.next()?;
+            if objects.next().is_some() {
+                return None;
+            }
+        }
+        Some(schema)
+    }
+
+    /// `schema` with its `$ref` chain followed (a few steps: a longer chain is left alone).
+    fn resolved<'s>(&'s self, mut schema: &'s Value) -> Option<&'s Value> {
+        for _ in 0..16 {
+            match schema.get("$ref").and_then(Value::as_str) {
+                Some(reference) => schema = crate::tool::schema::resolve_ref(self.root, reference)?,
+                None => return Some(schema),
+            }
+        }
+        None
+    }
 }
 
 /// Removes the keys of `args` that are JSON Schema keywords and not among `properties`; the

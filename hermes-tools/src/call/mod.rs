@@ -83,7 +83,7 @@ pub use self::asking::{
     AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingMessageText, SamplingReply,
     SamplingRole,
 };
-pub use self::budget::{TurnBudget, readable_spill_file};
+pub use self::budget::{TURN_NOTE_MAX_CHARS, TurnBudget, readable_spill_file};
 pub use self::combinators::BoxFuture;
 pub use self::context::Session;
 pub use self::reports::{LogLevel, Progress};

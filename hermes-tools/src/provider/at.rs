@@ -122,9 +122,39 @@ pub(super) fn object_arguments(arguments: Option<At<'_>>) -> Result<String, Repl
         None => Ok(EMPTY_ARGUMENTS.to_owned()),
         Some(arguments) => {
             arguments.object()?;
+            // Serializing recurses once per level: a value built in code (no parser bounded
+            // it) could otherwise overflow the stack.
+            if nested_as_deep_as(arguments.value(), MAX_DEPTH) {
+                return Err(arguments.error(format!(
+                    "is nested {MAX_DEPTH} or more levels deep, more than serde_json parses: \
+                     flatten the arguments"
+                )));
+            }
             Ok(arguments.value().to_string())
         }
     }
+}
+
+/// Nesting of arrays and objects refused in a reply's arguments: serde_json's own parsing
+/// bound (its recursion limit of 128 parses at most 127 levels).
+pub(super) const MAX_DEPTH: usize = 128;
+
+/// Whether `value` nests arrays and objects `limit` or more levels deep; found without
+/// recursion, and without looking deeper than `limit` levels.
+pub(super) fn nested_as_deep_as(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 1usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(members) => Box::new(members.values()),
+            _ => continue,
+        };
+        if depth >= limit {
+            return true;
+        }
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    false
 }
 
 /// Arguments given as JSON text (OpenAI's `arguments`), kept exactly as written: `{}` when

@@ -69,6 +69,9 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 ///    alone, and everything after it waits for it. A tool the registry does not know is a
 ///    barrier too (it gets its "unknown tool" answer, with the nearest names, in its place).
 /// 3. The answers come back in the calls' order, whatever order they finished in.
+/// 4. A call whose id an earlier call of the turn already has does not run: it is answered
+///    with an error naming the repeated id (providers reject a reply that answers one id
+///    twice).
 ///
 /// Every call goes through [`call_with`](crate::ToolRegistry::call_with), so hooks, approval,
 /// redaction and budgets see each call as if it had been made alone; the context each tool
@@ -305,9 +308,14 @@ impl ToolRegistry {
         // rest of its batch, or notice a cancellation.
         let pooled = options.clone().off_thread();
         let alone = if cancel.is_some() { &pooled } else { &options };
+        let repeated = repeated_ids(calls);
         let parallel: Vec<bool> = calls
             .iter()
-            .map(|call| self.get(&call.name).is_some_and(|t| t.is_parallel_safe()))
+            .zip(&repeated)
+            .map(|(call, &repeated)| {
+                // A repeated id does not run, so it races nothing.
+                repeated || self.get(&call.name).is_some_and(|t| t.is_parallel_safe())
+            })
             .collect();
         let batches = batches(&parallel);
         tracing::debug!(
@@ -318,9 +326,15 @@ impl ToolRegistry {
 
         let mut answers = Vec::with_capacity(calls.len());
         for range in batches {
+            let repeated = &repeated[range.clone()];
             let batch = &calls[range];
             if let [call] = batch {
-                answers.push(self.run_in_turn(call, ctx, alone, cancel).await);
+                let answer = if repeated[0] {
+                    repeated_id(call)
+                } else {
+                    self.run_in_turn(call, ctx, alone, cancel).await
+                };
+                answers.push(answer);
                 continue;
             }
             // The futures are made first (they do nothing until polled), outside any closure
@@ -329,9 +343,17 @@ impl ToolRegistry {
             let pooled = &pooled;
             let calls: Vec<_> = batch
                 .iter()
-                .map(|call| self.run_in_turn(call, ctx, pooled, cancel))
+                .zip(repeated)
+                .filter(|(_, repeated)| !**repeated)
+                .map(|(call, _)| self.run_in_turn(call, ctx, pooled, cancel))
                 .collect();
-            answers.extend(bounded(calls, turn.max_concurrency).await);
+            let mut ran = bounded(calls, turn.max_concurrency).await.into_iter();
+            for (call, &repeated) in batch.iter().zip(repeated) {
+                answers.push(match repeated {
+                    true => repeated_id(call),
+                    false => ran.next().expect("an answer for every call that ran"),
+                });
+            }
         }
         answers
     }
@@ -379,6 +401,32 @@ fn batches(parallel: &[bool]) -> Vec<Range<usize>> {
         }
     }
     batches
+}
+
+/// For each call, whether an earlier call of the reply has its id (an empty id repeats
+/// nothing: such calls are told apart by their place).
+fn repeated_ids(calls: &[ToolCall]) -> Vec<bool> {
+    let mut seen = std::collections::HashSet::new();
+    calls
+        .iter()
+        .map(|call| !call.id.is_empty() && !seen.insert(call.id.as_str()))
+        .collect()
+}
+
+/// The answer to a call whose id an earlier call of the same reply has: providers reject a
+/// repeated id, and two answers with one id could not be told apart, so it does not run.
+fn repeated_id(call: &ToolCall) -> ToolAnswer {
+    let shown: String = call.id.chars().take(64).collect();
+    let more = if shown.len() < call.id.len() {
+        "..."
+    } else {
+        ""
+    };
+    ToolAnswer::refusal(format!(
+        "This {} call has the id {shown:?}{more} of an earlier call in the same reply, so it \
+         did not run: every call needs its own id. Call it again if it is still needed.",
+        call.name.chars().take(64).collect::<String>()
+    ))
 }
 
 fn not_run(name: &str) -> ToolAnswer {
@@ -430,6 +478,51 @@ mod tests {
     fn max_concurrency_zero_is_one() {
         assert_eq!(Turn::new().max_concurrency(0).max_concurrency, 1);
         assert_eq!(Turn::new().max_concurrency, DEFAULT_MAX_CONCURRENCY);
+    }
+
+    #[tokio::test]
+    async fn a_repeated_id_is_answered_as_an_error_and_does_not_run() {
+        use crate::tool::Tool;
+        use std::sync::atomic::AtomicUsize;
+        for parallel in [true, false] {
+            let runs = Arc::new(AtomicUsize::new(0));
+            let counted = Arc::clone(&runs);
+            let registry = ToolRegistry::new();
+            let tool = Tool::builder("count", "test")
+                .parallel(parallel)
+                .handler(
+                    move |_, _| serde_json::json!({"run": counted.fetch_add(1, Ordering::SeqCst)}),
+                )
+                .build();
+            registry.register(tool).unwrap();
+            let calls = [
+                ToolCall::new("call_1", "count", "{}"),
+                ToolCall::new("call_1", "count", "{}"),
+                ToolCall::new("call_2", "count", "{}"),
+                ToolCall::new("", "count", "{}"),
+                ToolCall::new("", "count", "{}"),
+            ];
+            let answers = registry
+                .run_turn(&calls, &ToolContext::new(), &Turn::new())
+                .await;
+            assert_eq!(answers.len(), 5);
+            assert_eq!(
+                runs.load(Ordering::SeqCst),
+                4,
+                "the repeated call did not run"
+            );
+            assert!(answers[1].is_error(), "{}", answers[1]);
+            assert!(
+                answers[1]
+                    .as_str()
+                    .contains(r#"the id \"call_1\" of an earlier call"#),
+                "{}",
+                answers[1]
+            );
+            for i in [0, 2, 3, 4] {
+                assert!(!answers[i].is_error(), "{i}: {}", answers[i]);
+            }
+        }
     }
 
     #[tokio::test]

@@ -77,11 +77,35 @@ pub(crate) struct ParameterSchema {
 
 impl ParameterSchema {
     pub(crate) fn new(value: Value, always_validate: bool) -> Self {
-        let needs_validation = always_validate || has_unenforced_keyword(&value);
+        // Nested objects with properties: serde would drop their unknown keys, which the slow
+        // path refuses at every depth, as at the top level.
+        let needs_validation =
+            always_validate || has_unenforced_keyword(&value) || has_nested_properties(&value);
         Self {
             value,
             needs_validation,
         }
+    }
+}
+
+/// Whether a schema below the root (a property's, an item's, a definition's) has `properties`.
+fn has_nested_properties(schema: &Value) -> bool {
+    let below: Vec<&Value> = ["properties", "$defs", "definitions"]
+        .iter()
+        .filter_map(|key| schema.get(key).and_then(Value::as_object))
+        .flat_map(|members| members.values())
+        .collect();
+    below.into_iter().any(mentions_properties)
+}
+
+/// Whether `properties` is a key anywhere in `value`.
+fn mentions_properties(value: &Value) -> bool {
+    match value {
+        Value::Object(object) => {
+            object.contains_key("properties") || object.values().any(mentions_properties)
+        }
+        Value::Array(items) => items.iter().any(mentions_properties),
+        _ => false,
     }
 }
 

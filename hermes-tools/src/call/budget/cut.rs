@@ -147,7 +147,8 @@ fn cut_json(doc: &Oversize, saved: &Saved, content: String, omitted: usize) -> S
 }
 
 pub(super) fn spent_note(doc: &Oversize, saved: &Saved) -> String {
-    let total = doc.total_chars;
+    // The answer's own size, not its rendering's: that is what was not shown.
+    let total = doc.answer_chars;
     let lead = if doc.is_error {
         format!(
             "The tool failed, and this turn's tool-result budget is spent, so its error answer \

@@ -20,7 +20,9 @@
 //!   that escapes leave unused goes to the tail.
 //! * **Turn.** A [`TurnBudget`] is shared by the answers of one model turn: each answer gets
 //!   `min(its budget, what the turn has left)`, and the turn loses what was sent. An answer that
-//!   does not fit in what is left, when that is too little for a cut, becomes a short note.
+//!   does not fit in what is left, when that is too little for a cut, becomes a short note,
+//!   stating the answer's size, when the note is shorter than the answer; else the answer is
+//!   sent as it is (no note can be shorter than `{"result":"ok"}`).
 //!
 //! # Rendering (the spill file)
 //!
@@ -62,7 +64,7 @@
 //! `{"error":"HEAD\n\n[MARKER]\n\nTAIL","truncated":true,"total_chars":T,"omitted_chars":M,...}`.
 //!
 //! The turn's note, for an answer that the turn has no room for (`"error"` first, instead of
-//! `"note"` last, for an error answer):
+//! `"note"` last, for an error answer); `T` here is the answer's own length in characters:
 //!
 //! ```text
 //! {"truncated":true,"turn_budget_spent":true,"total_chars":T,"spill_file":"P","note":"This turn's tool-result budget is spent, so this answer (T characters) is not shown; it is in P: read it with read_file offset/limit."}
@@ -73,8 +75,11 @@
 //! * The frame (the cut answer without head and tail) holds the spill path twice. Should it
 //!   alone exceed the budget (a spill directory path of hundreds of characters), [`fit`]
 //!   returns the frame, longer than the budget, and [`TurnBudget::fit`] returns the note.
-//! * The turn's notes are not charged to the turn: a turn must answer every call, and a note is
-//!   a few hundred characters. Everything else sent within a turn stays within its budget.
+//! * The turn's notes are not charged to the turn: a turn must answer every call. So a turn
+//!   sends at most its budget plus, for each answer it has no room for, the shorter of that
+//!   answer and its note, which is at most [`TURN_NOTE_MAX_CHARS`] plus twice its spill path.
+//!   10,000 answers of 63 characters against a budget of 200,000 send at most 630,000: every
+//!   answer past the budget costs no more than itself.
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -96,6 +101,14 @@ mod spill;
 /// (about 200 characters, plus the spill path twice) and some head and tail.
 pub(crate) const MIN_RESULT_CHARS: usize = 500;
 
+/// Fewer characters than any turn's note: an answer this short is never replaced by one.
+const SHORTEST_NOTE_CHARS: usize = 160;
+
+/// The most characters a turn's note has besides its spill path (twice) and the JSON escapes
+/// of a failed spill's reason: what an answer the turn has no room for costs at most (see
+/// [`TurnBudget`]).
+pub const TURN_NOTE_MAX_CHARS: usize = 600;
+
 /// An answer after its budget: the text to send, and what was cut, if anything.
 #[must_use = "the budgeted text is what must be sent, not the answer"]
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,6 +117,9 @@ pub(crate) struct Budgeted<'a> {
     pub text: Cow<'a, str>,
     /// What was cut; `None` when [`text`](Self::text) is the answer, borrowed and unchanged.
     pub cut: Option<Cut>,
+    /// Whether the turn is not charged for the text: the turn's note, or an answer no longer
+    /// than its note would be, sent when the turn had no room for it.
+    pub uncharged: bool,
 }
 
 impl Budgeted<'_> {
@@ -116,6 +132,15 @@ impl Budgeted<'_> {
         Budgeted {
             text: Cow::Borrowed(answer),
             cut: None,
+            uncharged: false,
+        }
+    }
+
+    /// The answer as it is, sent when the turn had no room for it (as a note would be).
+    fn past_the_turn(answer: &str) -> Budgeted<'_> {
+        Budgeted {
+            uncharged: true,
+            ..Budgeted::whole(answer)
         }
     }
 }
@@ -171,6 +196,10 @@ fn fits(text: &str, limit: usize) -> bool {
 /// what it may use, then gives back what it did not: concurrent answers may be cut more than
 /// the same answers one after another, but the turn never sends more than its budget (besides
 /// the notes for answers it has no room for).
+///
+/// An answer the turn has no room for costs the shorter of itself and its note (at most
+/// [`TURN_NOTE_MAX_CHARS`] plus twice the spill path): a turn of `n` answers sends at most
+/// its budget plus `n` times that, and never more than its answers themselves.
 #[derive(Debug)]
 pub struct TurnBudget {
     total: usize,
@@ -211,9 +240,9 @@ impl TurnBudget {
     ) -> Budgeted<'a> {
         let allowance = self.reserve(max_chars.max(MIN_RESULT_CHARS));
         let fitted = fit_within_turn(tool, answer_json, allowance, spill);
-        let sent = match &fitted.cut {
-            Some(cut) if cut.turn_spent => 0,
-            _ => fitted.text.chars().count(),
+        let sent = match fitted.uncharged {
+            true => 0,
+            false => fitted.text.chars().count(),
         };
         self.remaining
             .fetch_add(allowance.saturating_sub(sent), Ordering::Relaxed);
@@ -243,6 +272,10 @@ fn fit_within_turn<'a>(
     if fits(answer, allowance) {
         return Budgeted::whole(answer);
     }
+    if allowance < MIN_RESULT_CHARS && fits(answer, SHORTEST_NOTE_CHARS) {
+        // No note is this short: the answer goes as it is, and nothing is spilled for it.
+        return Budgeted::past_the_turn(answer);
+    }
     let doc = Oversize::new(answer);
     let saved = Saved::new(tool, &doc.rendering, spill);
     if allowance >= MIN_RESULT_CHARS {
@@ -252,6 +285,10 @@ fn fit_within_turn<'a>(
         }
     }
     let note = spent_note(&doc, &saved);
+    if note.chars().count() >= doc.answer_chars {
+        // A note as long as the answer would cost the turn more and tell the model less.
+        return Budgeted::past_the_turn(answer);
+    }
     let omitted = doc.total_chars;
     doc.finish(note, omitted, saved, true)
 }
@@ -260,6 +297,8 @@ fn fit_within_turn<'a>(
 struct Oversize {
     rendering: String,
     total_chars: usize,
+    /// The characters of the answer's JSON text, as the model would have been sent it.
+    answer_chars: usize,
     is_error: bool,
 }
 
@@ -273,6 +312,7 @@ impl Oversize {
         };
         Self {
             total_chars: rendering.chars().count(),
+            answer_chars: answer.chars().count(),
             rendering,
             is_error,
         }
@@ -288,6 +328,7 @@ impl Oversize {
         let (spill_file, spill_error) = saved.into_parts();
         Budgeted {
             text: Cow::Owned(text),
+            uncharged: turn_spent,
             cut: Some(Cut {
                 total_chars: self.total_chars,
                 omitted_chars: omitted,

@@ -429,7 +429,7 @@ fn turn_gives_each_answer_what_is_left() {
     let third = turn.fit("t", &answer, 100_000, None);
     assert_eq!(
         third.text,
-        r#"{"truncated":true,"turn_budget_spent":true,"total_chars":632,"note":"This turn's tool-result budget is spent, so this answer (632 characters) is not shown; it was not saved: call the tool again, asking for less."}"#
+        r#"{"truncated":true,"turn_budget_spent":true,"total_chars":613,"note":"This turn's tool-result budget is spent, so this answer (613 characters) is not shown; it was not saved: call the tool again, asking for less."}"#
     );
     assert_eq!(
         third.cut,
@@ -445,12 +445,52 @@ fn turn_gives_each_answer_what_is_left() {
     // What still fits is still sent.
     assert_eq!(turn.fit("t", "{}", 100_000, None).text, "{}");
     assert_eq!(turn.remaining(), 0);
-    assert!(
-        turn.fit("t", "{}", 100_000, None)
-            .cut
-            .is_some_and(|c| c.turn_spent)
-    );
+    // Spent, an answer shorter than any note goes as it is: a note would cost more.
+    let spent = turn.fit("t", "{}", 100_000, None);
+    assert_eq!((spent.text.as_ref(), spent.cut), ("{}", None));
     assert_eq!((turn.remaining(), turn.total()), (0, 1_200));
+}
+
+#[test]
+fn a_turn_of_many_small_answers_stays_within_its_budget_and_a_bounded_overhead() {
+    // No spill directory: 10,000 spill files would only slow the test (the note's path
+    // length is the one part of its bound that a spill adds, and other tests cover it).
+    let budget = 200_000;
+    for size in [63, 600] {
+        let turn = TurnBudget::new(budget);
+        let answer = output_answer(&"x".repeat(size - 13));
+        assert_eq!(chars(&answer), size);
+        let (mut total, mut past, mut longest_note) = (0, 0, 0);
+        for _ in 0..10_000 {
+            let room = turn.remaining();
+            let fitted = turn.fit("t", &answer, 100_000, None);
+            let sent = chars(&fitted.text);
+            assert!(sent <= size, "nothing sent is longer than its answer");
+            if let Some(cut) = &fitted.cut {
+                assert!(cut.turn_spent);
+                let note = parse(&fitted.text);
+                assert_eq!(
+                    note["total_chars"], size,
+                    "the note states the answer's size"
+                );
+                let stated = format!("this answer ({size} characters) is not shown");
+                assert!(note["note"].as_str().unwrap().contains(&stated), "{note}");
+                longest_note = longest_note.max(sent);
+            }
+            past += usize::from(room < size);
+            total += sent;
+        }
+        let bound = budget + past * size.min(TURN_NOTE_MAX_CHARS);
+        assert!(total <= bound, "{size}: {total} > {bound}");
+        if size == 600 {
+            // The notes are shorter than the answers they replace, so they save characters.
+            assert!(longest_note > 0 && longest_note < size, "{longest_note}");
+            assert!(total < budget + past * size, "{total}");
+        } else {
+            assert_eq!(longest_note, 0, "no note is shorter than 63 characters");
+            assert_eq!(total, 10_000 * 63);
+        }
+    }
 }
 
 #[test]
@@ -468,7 +508,7 @@ fn spent_turn_names_the_spill_file_and_keeps_errors_error_shaped() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let spill = Spill::new(dir.path());
     let turn = TurnBudget::new(100);
-    let answer = serde_json::json!({ "error": "e".repeat(300) }).to_string();
+    let answer = serde_json::json!({ "error": "e".repeat(3_000) }).to_string();
     let fitted = turn.fit("t", &answer, 100_000, Some(&spill));
     let cut = fitted.cut.expect("a note");
     let path = cut.spill_file.expect("a spill file");
@@ -492,7 +532,7 @@ fn spent_turn_names_the_spill_file_and_keeps_errors_error_shaped() {
         value["error"],
         format!(
             "The tool failed, and this turn's tool-result budget is spent, so its error answer \
-             (331 characters) is not shown; it is in {}: read it with read_file offset/limit.",
+             (3012 characters) is not shown; it is in {}: read it with read_file offset/limit.",
             path.display()
         )
     );
@@ -528,8 +568,7 @@ fn concurrent_turn_never_overspends() {
                             let answer = output_answer(&"g".repeat(size));
                             let fitted = turn.fit("t", &answer, 2_000, None);
                             parse(&fitted.text);
-                            let spent = fitted.cut.is_some_and(|c| c.turn_spent);
-                            (chars(&fitted.text), spent)
+                            (chars(&fitted.text), fitted.uncharged)
                         })
                         .collect::<Vec<_>>()
                 })
@@ -573,11 +612,14 @@ fn odd_inputs_do_not_panic() {
                     assert!(chars(&fitted.text) <= MIN_RESULT_CHARS);
                 }
             }
+            // Past the turn: a note shorter than the answer, or else the answer as it is.
             let spent = TurnBudget::new(0).fit("", answer, usize::MAX, None);
-            let noted = spent.cut.is_some_and(|c| c.turn_spent);
-            assert_eq!(noted, !answer.is_empty(), "{answer:?}");
-            if noted {
+            assert!(spent.uncharged || answer.is_empty(), "{answer:?}");
+            if spent.cut.is_some_and(|c| c.turn_spent) {
                 parse(&spent.text);
+                assert!(chars(&spent.text) < chars(answer), "{answer:?}");
+            } else {
+                assert_eq!(spent.text, answer);
             }
         }
     }

@@ -21,15 +21,25 @@
 //!    an anchor name, and so on (the deprecated `definitions`, `dependencies`,
 //!    `$recursiveAnchor` and `$recursiveRef` too, as the meta-schema keeps them). Unknown
 //!    keywords pass, as the meta-schema lets them. `format` is an annotation, as the
-//!    meta-schema's default says: `pattern` is not compiled (a tool may use ECMA-262 syntax
-//!    that the validator skips).
+//!    meta-schema's default says; `pattern` is compiled by rule 5.
 //! 3. **Every `$ref` resolves inside the schema.** Only local references (`#`, `#/$defs/Name`,
 //!    any JSON Pointer into the document) are followed by argument validation, so a `$ref`
 //!    to another document, to an anchor, or to nothing is refused rather than silently
 //!    ignored.
+//!    A `$ref` that leads back to its own schema through `$ref`s and in-place applicators
+//!    (`allOf`, `anyOf`, `oneOf`, `not`, `if`, `then`, `else`) alone is refused too: it never
+//!    reaches a nested value, so validation of any call could never end. (A recursive schema
+//!    whose `$ref` sits under `properties` or `items` is fine.)
 //! 4. **At most [`MAX_SCHEMA_DEPTH`] levels of nesting**, counting every JSON object and array
 //!    (values of `const`, `default`, `enum` and `examples` included). A schema nested deeper
 //!    is no real tool's, and providers' parsers refuse deep documents.
+//!
+//! 5. **Every `pattern` runs.** A `pattern` or `patternProperties` key that the argument
+//!    validator (the `regex` crate) cannot compile, such as look-around `(?<=x)y`, would be
+//!    published and never enforced: it is refused.
+//! 6. **`required` names a property.** Beside `properties`, a `required` name that is not a
+//!    property (nor matched by `patternProperties`, with no `additionalProperties` schema)
+//!    can never be given, since unknown keys are refused: it is refused.
 //!
 //! The Draft 2020-12 meta-schema is the test oracle: the crate's tests hold this check
 //! against the `jsonschema` crate's meta-schema validation on thousands of generated schemas,
@@ -279,7 +289,7 @@ fn check_schema(root: &Value, schema: &Value, pointer: &mut String) -> Result<()
                 check_keyword(root, keyword, value, pointer)?;
                 pointer.truncate(len);
             }
-            Ok(())
+            check_required(object, pointer)
         }
         other => Err(SchemaFault::at(
             pointer,
@@ -313,6 +323,17 @@ fn check_keyword(
     match shape {
         Shape::Schema => check_schema(root, value, pointer),
         Shape::SchemaMap => match value {
+            Value::Object(map) if keyword == "patternProperties" => {
+                for (pattern, sub) in map {
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(&escape(pattern));
+                    check_pattern(pattern, pointer)?;
+                    check_schema(root, sub, pointer)?;
+                    pointer.truncate(len);
+                }
+                Ok(())
+            }
             Value::Object(map) => each_member(map, pointer, |sub, at| check_schema(root, sub, at)),
             _ => wrong("an object whose values are schemas"),
         },
@@ -345,6 +366,7 @@ fn check_keyword(
         Shape::Boolean => wrong("true or false"),
         Shape::String => match value.as_str() {
             Some(reference) if keyword == "$ref" => check_ref(root, reference, pointer),
+            Some(pattern) if keyword == "pattern" => check_pattern(pattern, pointer),
             Some(_) => Ok(()),
             None => wrong("a string"),
         },
@@ -413,9 +435,117 @@ fn each_member(
     Ok(())
 }
 
+/// Rule 5: a pattern the argument validator can run (the `regex` crate's syntax).
+fn check_pattern(pattern: &str, pointer: &str) -> Result<(), SchemaFault> {
+    match regex::Regex::new(pattern) {
+        Ok(_) => Ok(()),
+        Err(err) => {
+            let reason = err.to_string();
+            let reason = reason.lines().last().unwrap_or_default().trim();
+            Err(SchemaFault::at(
+                pointer,
+                format!(
+                    "the pattern {pattern:?} cannot be run by the argument validator ({reason}), \
+                     so it would never be enforced; write it without look-around or \
+                     backreferences"
+                ),
+            ))
+        }
+    }
+}
+
+/// Rule 6: with `properties` beside it, every name in `required` is one of them (or matches a
+/// `patternProperties` pattern, or `additionalProperties` is a schema): a key outside them
+/// is refused as unknown, so no call could satisfy the tool. A `required` alone (in an
+/// `anyOf` branch, say) is not checked: its properties are elsewhere.
+fn check_required(object: &Map<String, Value>, pointer: &str) -> Result<(), SchemaFault> {
+    let (Some(Value::Array(required)), Some(Value::Object(properties))) =
+        (object.get("required"), object.get("properties"))
+    else {
+        return Ok(());
+    };
+    if object
+        .get("additionalProperties")
+        .is_some_and(Value::is_object)
+    {
+        return Ok(());
+    }
+    let patterns: Vec<regex::Regex> = object
+        .get("patternProperties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter_map(|(pattern, _)| regex::Regex::new(pattern).ok())
+        .collect();
+    for (index, name) in required.iter().enumerate() {
+        let Some(name) = name.as_str() else { continue };
+        if !properties.contains_key(name) && !patterns.iter().any(|p| p.is_match(name)) {
+            return Err(SchemaFault::at(
+                &format!("{pointer}/required/{index}"),
+                format!(
+                    "\"required\" names {name:?}, which is not in \"properties\": no call could \
+                     give it, so no call could succeed; add it to \"properties\" or drop it \
+                     from \"required\""
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Keywords whose subschemas apply to the same argument value as the schema holding them: a
+/// `$ref` cycle through only these never descends into the arguments, so it never ends.
+const IN_PLACE: [&str; 7] = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else"];
+
+/// Whether following `$ref`s and [`IN_PLACE`] subschemas from the schema at `start` (a JSON
+/// Pointer) comes back to it. Bounded in the subschemas visited (a schema is finite, and each
+/// pointer is visited once).
+fn refers_back(root: &Value, start: &str) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![start.to_owned()];
+    while let Some(at) = stack.pop() {
+        let Some(Value::Object(schema)) = root.pointer(&at) else {
+            continue;
+        };
+        let mut next = Vec::new();
+        if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
+            next.extend(target.strip_prefix('#').map(str::to_owned));
+        }
+        for keyword in IN_PLACE {
+            match schema.get(keyword) {
+                Some(Value::Array(items)) => {
+                    next.extend((0..items.len()).map(|i| format!("{at}/{keyword}/{i}")));
+                }
+                Some(Value::Object(_)) => next.push(format!("{at}/{keyword}")),
+                _ => {}
+            }
+        }
+        for target in next {
+            if target == start {
+                return true;
+            }
+            if seen.insert(target.clone()) {
+                stack.push(target);
+            }
+        }
+    }
+    false
+}
+
 /// Rule 3.
 fn check_ref(root: &Value, reference: &str, pointer: &str) -> Result<(), SchemaFault> {
     if resolve_ref(root, reference).is_some() {
+        let holder = pointer.strip_suffix("/$ref").unwrap_or(pointer);
+        if refers_back(root, holder) {
+            return Err(SchemaFault::at(
+                pointer,
+                format!(
+                    "\"$ref\" {reference:?} leads back to this schema without descending into \
+                     the arguments, so validating any call would never end; give the schema \
+                     itself here, or refer to a part of it that describes a nested value"
+                ),
+            ));
+        }
         return Ok(());
     }
     let problem = if reference.starts_with("#/") || reference == "#" {

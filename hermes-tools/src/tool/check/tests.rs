@@ -422,6 +422,11 @@ fn the_meta_schema_check_agrees_with_the_jsonschema_crate() {
         let schema = object_with(property);
         let ours = check_parameters(&schema);
         let oracle = jsonschema::draft202012::meta::validate(&schema);
+        // Rule 6 (`required` naming no property) is beyond the meta-schema: valid to it.
+        let ours = match ours {
+            Err(fault) if fault.problem.contains("which is not in \"properties\"") => Ok(()),
+            other => other,
+        };
         assert_eq!(
             ours.is_ok(),
             oracle.is_ok(),
