@@ -358,13 +358,9 @@ fn serve_and_terminal_reading_the_parent_environment_answers_nothing_secret() {
             "command": "cat /proc/$PPID/environ; echo; cat /proc/$PPID/environ | rev",
         }},
     });
-    writeln!(
-        stdin,
-        "{}\n{}\n{call}",
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-    )
-    .unwrap();
+    const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#;
+    const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    writeln!(stdin, "{INITIALIZE}\n{INITIALIZED}\n{call}").unwrap();
     stdin.flush().unwrap();
     let stdout = child.stdout.take().unwrap();
     let reader = std::thread::spawn(move || {

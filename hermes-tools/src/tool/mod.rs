@@ -20,7 +20,7 @@ use crate::call::answer::{IntoAnswer, ToolAnswer};
 use crate::call::context::ToolContext;
 
 pub(crate) use check::{SchemaFault, is_keyword as is_schema_keyword};
-pub use decl::{Provenance, ToolDecl};
+pub use decl::{ConfigCheck, Provenance, ToolDecl};
 // What `#[tool]`'s expansion names: reached through `__private` only, not a public API.
 pub(crate) use decl::{ArgumentsRejected, StaticHandler};
 pub use discovery::ToolsetDecl;

@@ -161,7 +161,7 @@ pub(in crate::terminal) struct Bound;
 
 impl Bound {
     /// What bounds it here (`None`: nothing can), in a few words for `list`.
-    pub(super) fn prepare_kind(_max: u32) -> Option<&'static str> {
+    pub(super) fn describe() -> Option<&'static str> {
         kind().map(|kind| match kind {
             Kind::Cgroup(_) => "pids cgroup",
             Kind::Prlimit(_) => "RLIMIT_NPROC",

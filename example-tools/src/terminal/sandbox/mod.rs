@@ -258,7 +258,7 @@ impl Sandbox {
         } else {
             "network off"
         };
-        let bound = match Bound::prepare_kind(self.settings.max_processes) {
+        let bound = match Bound::describe() {
             Some(kind) => format!("at most {} processes ({kind})", self.settings.max_processes),
             None => "process count not bounded (no pids cgroup, root ignores RLIMIT_NPROC)".into(),
         };

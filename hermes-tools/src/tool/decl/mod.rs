@@ -123,6 +123,10 @@ pub enum StaticHandler {
     Async(AsyncCall),
 }
 
+/// A tool's check of the registry's configuration (`#[tool(config_check = f)]`): `Err` says
+/// why it cannot run, `Ok(Some(note))` how it runs.
+pub type ConfigCheck = fn(&Config) -> Result<Option<String>, String>;
+
 /// The static declaration of a tool, written by `#[tool]` into the `TOOLS` slice.
 /// `#[tool] fn foo` also names it `FOO_TOOL`, with the function's visibility.
 #[derive(Debug)]
@@ -140,7 +144,7 @@ pub struct ToolDecl {
     /// A check that reads the registry's configuration (`#[tool(config_check = f)]`): `Err`
     /// says why the tool cannot run, `Ok(Some(note))` how it runs. For a tool whose
     /// availability depends on its settings.
-    pub config_check: Option<fn(&Config) -> Result<Option<String>, String>>,
+    pub config_check: Option<ConfigCheck>,
     /// Environment variables that must be set for the tool to be available.
     pub requires_env: &'static [&'static str],
     /// The largest answer, in characters, before it is cut.
