@@ -109,7 +109,7 @@ fn the_command_mounts_the_workspace_last_and_unshares_the_network_unless_allowed
     let (program, args) = sandbox.command(
         Path::new("/bin/sh"),
         "echo hi",
-        Path::new("/work/space"),
+        Path::new("/srv/project"),
         Some(Path::new("/home/agent")),
     );
     assert_eq!(program, Path::new("/usr/bin/bwrap"));
@@ -119,10 +119,10 @@ fn the_command_mounts_the_workspace_last_and_unshares_the_network_unless_allowed
         tail,
         [
             "--bind",
-            "/work/space",
-            "/work/space",
+            "/srv/project",
+            "/srv/project",
             "--chdir",
-            "/work/space",
+            "/srv/project",
             "--",
             "/bin/sh",
             "-c",
