@@ -20,11 +20,15 @@ use tempfile::TempDir;
 use example_tools::Workspace;
 
 /// A registry of everything linked, the shell's approval lifted (as in a disposable
-/// container), and a workspace of its own.
+/// container), and a workspace of its own. Unsandboxed: these tests follow the fence by the
+/// pids the command prints, which inside the sandbox's PID namespace would not be the host's
+/// (the sandbox's own tests are in `sandbox.rs`).
 fn fixture() -> (TempDir, ToolRegistry, ToolContext) {
     let dir = TempDir::new().unwrap();
     let registry = ToolRegistry::linked();
-    registry.set_config(Config::from_toml_str("[tools.terminal]\napproval = false\n").unwrap());
+    registry.set_config(
+        Config::from_toml_str("[tools.terminal]\napproval = false\nsandbox = \"off\"\n").unwrap(),
+    );
     let ctx = ToolContext::new().with_extension(Workspace::new(dir.path()));
     (dir, registry, ctx)
 }

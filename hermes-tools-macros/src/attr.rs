@@ -95,6 +95,7 @@ pub struct ToolAttr {
     pub toolset: Option<LitStr>,
     pub emoji: Option<LitStr>,
     pub check: Option<Path>,
+    pub config_check: Option<Path>,
     pub name: Option<LitStr>,
     pub requires_env: Vec<LitStr>,
     pub max_result_chars: Option<LitInt>,
@@ -122,6 +123,7 @@ const TOOL_KEYS: Keys<ToolAttr> = Keys {
         Key::new("toolset", |a, m| value(m, &mut a.toolset)),
         Key::new("emoji", |a, m| value(m, &mut a.emoji)),
         Key::new("check", |a, m| value(m, &mut a.check)),
+        Key::new("config_check", |a, m| value(m, &mut a.config_check)),
         Key::new("name", |a, m| value(m, &mut a.name)),
         Key::new("requires_env", |a, m| {
             once(m, !a.requires_env.is_empty())?;

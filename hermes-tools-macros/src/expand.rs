@@ -172,6 +172,18 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let config_check = match &tool.config_check {
+        Some(path) => {
+            let config_check = local_at("__hermes_config_check", path.span());
+            quote_spanned! {path.span()=>
+                ::core::option::Option::Some({
+                    let #config_check: fn(&#private::Config) -> ::core::result::Result<::core::option::Option<::std::string::String>, ::std::string::String> = #path;
+                    #config_check
+                })
+            }
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let dynamic_schema = match &tool.dynamic_schema {
         Some(path) => {
             let dynamic_schema = local_at("__hermes_dynamic_schema", path.span());
@@ -219,6 +231,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             description: #description,
             emoji: #emoji,
             check: #check,
+            config_check: #config_check,
             requires_env: &[#(#requires_env),*],
             max_result_chars: #max_result_chars,
             dynamic_schema: #dynamic_schema,

@@ -166,6 +166,7 @@ pub use hermes_tools_macros::resource;
 /// | `name = "read_file"` | the tool's name (default: the function's); `^[a-zA-Z0-9_-]{1,64}$` |
 /// | `description = "…"` | the description, instead of the doc comment |
 /// | `check = path` | a `fn() -> bool`: is the tool usable here? (cached, see [`toolsets::availability`]) |
+/// | `config_check = path` | a `fn(&Config) -> Result<Option<String>, String>`: is it usable under the registry's config? `Err` is the reason, `Ok(Some(note))` how it runs; `list` shows either |
 /// | `requires_env = ["HOME"]` | unavailable unless every variable is set |
 /// | `max_result_chars = 100_000` | the answer's budget |
 /// | `dynamic_schema = path` | a `fn(&SchemaContext) -> SchemaOverride`: description or parameters at run time ([`tool::SchemaOverride`]) |
@@ -226,6 +227,7 @@ pub mod __private {
     pub use crate::call::combinators::BoxFuture;
     pub use crate::call::context::ToolContext;
     pub use crate::call::dispatch::judge_arguments;
+    pub use crate::config::Config;
     pub use crate::mcp::prompts::{
         IntoPrompt, PROMPTS, Prompt, PromptArgumentDecl, PromptDecl, argument as prompt_argument,
     };

@@ -190,3 +190,77 @@ fn an_answer_read_from_the_environment_holds_for_the_ttl() {
         Some(clock_now(&clock) + Duration::from_secs(30))
     );
 }
+
+/// `[tools.gated] open = true` opens the gate; anything else keeps it shut, saying why.
+fn gate(config: &hermes_tools::config::Config) -> Result<Option<String>, String> {
+    match config.tool_setting::<bool>("gated", "open") {
+        Some(true) => Ok(Some("open by the config".into())),
+        _ => Err("`[tools.gated] open` is not true".into()),
+    }
+}
+
+/// Gated by the registry's config.
+#[tool(toolset = "gates", config_check = gate, unlisted)]
+fn gated() {}
+
+#[test]
+fn a_config_check_reads_the_registrys_config_and_says_why() {
+    use hermes_tools::config::Config;
+    use hermes_tools::{DefinitionsRequest, ToolRegistry};
+
+    let clock = Arc::new(ManualClock::new());
+    let registry = ToolRegistry::with_clock(clock.clone());
+    registry.register(Tool::from_decl(&GATED_TOOL)).unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let built = Tool::builder("built", "gates")
+        .config_check(move |config| {
+            counted.fetch_add(1, Ordering::SeqCst);
+            gate(config)
+        })
+        .build();
+    registry.register(built).unwrap();
+    let offered = |registry: &ToolRegistry| -> Vec<String> {
+        let definitions = registry.definitions(&DefinitionsRequest::all()).unwrap();
+        definitions
+            .iter()
+            .map(|d| d["function"]["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let explained = Err(Unavailable::Explained(
+        "`[tools.gated] open` is not true".into(),
+    ));
+    for name in ["gated", "built"] {
+        let tool = registry.get(name).unwrap();
+        let mut probe = registry.availability().probe_under(registry.config());
+        assert_eq!(probe.check(&tool), explained);
+        assert_eq!(probe.note(&tool), None);
+    }
+    assert!(offered(&registry).is_empty());
+    assert_eq!(
+        explained.clone().unwrap_err().to_string(),
+        "`[tools.gated] open` is not true"
+    );
+    // Cached for the TTL under one config...
+    let before = calls.load(Ordering::SeqCst);
+    let built = registry.get("built").unwrap();
+    let _ = registry
+        .availability()
+        .probe_under(registry.config())
+        .check(&built);
+    assert_eq!(calls.load(Ordering::SeqCst), before);
+    // ...and asked again under a new one, which opens the gate.
+    registry.set_config(Config::from_toml_str("[tools.gated]\nopen = true\n").unwrap());
+    let mut probe = registry.availability().probe_under(registry.config());
+    for name in ["gated", "built"] {
+        let tool = registry.get(name).unwrap();
+        assert_eq!(probe.check(&tool), Ok(()));
+        assert_eq!(probe.note(&tool), Some("open by the config"));
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), before + 1);
+    let mut names = offered(&registry);
+    names.sort();
+    assert_eq!(names, ["built", "gated"]);
+    // A probe under the default config (no registry's) sees the gate shut.
+    assert_eq!(registry.availability().probe().check(&built), explained);
+}

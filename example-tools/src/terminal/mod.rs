@@ -16,14 +16,24 @@
 //! println!("{answer}"); // {"output": "cargo 1.95.0 ...", "exit_code": 0, "error": null}
 //! ```
 //!
-//! # A shell is not a sandbox
+//! # Approval, and the sandbox
 //!
-//! The command runs as the agent's user and can reach everything that user can: the file tools'
-//! confinement to the workspace does not apply to it (the working directory is the workspace
-//! root, nothing more). So the tool is declared `needs_approval`: every call goes to the
-//! registry's approval gate (no gate: refused), until the operator lifts it with
-//! `[tools.terminal] approval = false`. Approval is the fence; what follows only narrows what a
-//! command approved by mistake can take or leave behind.
+//! The tool is declared `needs_approval`: every call goes to the registry's approval gate (no
+//! gate: refused), until the operator lifts it with `[tools.terminal] approval = false`.
+//!
+//! Where the machine has a working bubblewrap (Linux), the shell runs in a sandbox by default
+//! (`[tools.terminal] sandbox = "auto"`): its own PID namespace and `/proc` (the agent, whose
+//! environment holds the API keys, is invisible), the workspace the only writable path, system
+//! directories read-only, the home directory and other secrets not mounted, no network unless
+//! allowed, a bounded process count, and the whole namespace killed when the call ends. See
+//! the `sandbox` module for the settings (`sandbox = "required"` makes the tool unavailable
+//! where bubblewrap cannot run; `"off"` runs it as below). `list` and the tool's description
+//! say which mode is in force.
+//!
+//! Unsandboxed, the command runs as the agent's user and can reach everything that user can:
+//! the file tools' confinement to the workspace does not apply to it (the working directory
+//! is the workspace root, nothing more). Approval is then the fence; what follows only narrows
+//! what a command approved by mistake can take or leave behind.
 //!
 //! # The environment
 //!
@@ -83,6 +93,8 @@ mod output;
 mod process;
 #[cfg(target_os = "linux")]
 mod procfs;
+#[cfg(unix)]
+pub mod sandbox;
 #[cfg(test)]
 mod tests;
 
@@ -123,7 +135,8 @@ const TIMEOUT_OUTPUT_CHARS: usize = 1000;
 pub struct CommandOutput {
     /// Stdout and stderr as written, processed as the module docs say.
     pub output: String,
-    /// The exit code; a command killed by a signal reports minus the signal number.
+    /// The exit code; a command killed by a signal reports minus the signal number, or in the
+    /// sandbox 128 plus it (bubblewrap passes the status on as a shell does).
     pub exit_code: i32,
     /// Always `null` for a command that ran (Hermes' shape keeps the member).
     pub error: Option<String>,
@@ -159,6 +172,12 @@ pub enum TerminalError {
     /// The shell could not be started.
     #[error("Failed to execute command: {0}")]
     Spawn(io::Error),
+    /// The configuration requires the sandbox, and it cannot run here.
+    #[error(
+        "The terminal is unavailable: {0}. Nothing was run; tell the user, who must install \
+         bubblewrap or change the configuration."
+    )]
+    SandboxUnavailable(String),
 }
 
 fn output_tail(output: &str) -> String {
@@ -211,9 +230,9 @@ fn is_executable(path: &Path) -> bool {
 /// If the client disconnects, the command runs on for it to resume the answer, until the
 /// server's session idle timeout; then it is killed.
 ///
-/// This shell is not a sandbox: it runs as the user running the agent and can reach anything
-/// that user can, outside the workspace too. Each call may need the user's approval. Only a
-/// few environment variables (PATH, HOME, locale) are passed on; API keys are not.
+/// Each call may need the user's approval. Only a few environment variables (PATH, HOME,
+/// locale) are passed on; API keys are not. Whether the shell runs in a sandbox depends on
+/// the machine and its configuration (see below).
 ///
 /// # Arguments
 /// * `command` - The command line to run, such as 'cargo test 2>&1 | tail -20'.
@@ -222,8 +241,9 @@ fn is_executable(path: &Path) -> bool {
     toolset = "terminal",
     emoji = "💻",
     check = shell_available,
+    config_check = sandbox_mode,
     max_result_chars = 100_000,
-    dynamic_schema = point_at_file_tools,
+    dynamic_schema = describe_the_shell,
     destructive,
     needs_approval,
     // Past the longest `timeout` a call may ask for, so the command's own timeout (which kills
@@ -249,25 +269,63 @@ pub async fn terminal(
     let filter = EnvFilter::from_config(&config).map_err(TerminalError::Config)?;
     let redacting = config.redacts_answers_of(TERMINAL_TOOL.name, false);
     let env = filter.apply(std::env::vars_os());
+    #[cfg(unix)]
+    {
+        let plan = sandbox::Settings::from_config(&config)
+            .map_err(TerminalError::Config)?
+            .plan()
+            .map_err(TerminalError::SandboxUnavailable)?;
+        let sandbox = match &plan {
+            sandbox::Plan::Sandboxed(sandbox) => {
+                if let Some(missing) = sandbox.missing_paths() {
+                    return Err(TerminalError::Config(missing));
+                }
+                Some(sandbox)
+            }
+            sandbox::Plan::Unsandboxed { .. } => None,
+        };
+        run(&command, workspace.root(), env, seconds, redacting, sandbox).await
+    }
+    #[cfg(not(unix))]
     run(&command, workspace.root(), env, seconds, redacting).await
 }
 
-/// The file tools do their jobs better than shell commands; the description says so only when
-/// the model is given them (a static description must not name tools that may be absent).
-fn point_at_file_tools(ctx: &SchemaContext<'_>) -> SchemaOverride {
+/// The tool's availability under the registry's configuration: a malformed sandbox setting
+/// or a required sandbox that cannot run is the reason it is unavailable; otherwise the note
+/// says how the shell runs (what `list` shows).
+#[cfg(unix)]
+fn sandbox_mode(config: &hermes_tools::config::Config) -> Result<Option<String>, String> {
+    let plan = sandbox::Settings::from_config(config)?.plan()?;
+    Ok(plan.note())
+}
+
+#[cfg(not(unix))]
+fn sandbox_mode(_config: &hermes_tools::config::Config) -> Result<Option<String>, String> {
+    Ok(None)
+}
+
+/// The description says whether the sandbox is in force, and points at the file tools, which
+/// do their jobs better than shell commands, only when the model is given them (a static
+/// description must not name tools that may be absent).
+fn describe_the_shell(ctx: &SchemaContext<'_>) -> SchemaOverride {
+    let mut description = TERMINAL_TOOL.description.to_owned();
+    #[cfg(unix)]
+    if let Ok(plan) = sandbox::Settings::from_config(ctx.config()).and_then(|s| s.plan()) {
+        description.push_str("\n\n");
+        description.push_str(&plan.describe());
+    }
     let present: Vec<&str> = ["read_file", "write_file", "search_files"]
         .into_iter()
         .filter(|name| ctx.selected.contains(*name))
         .collect();
-    if present.is_empty() {
-        return SchemaOverride::default();
+    if !present.is_empty() {
+        description.push_str(&format!(
+            "\n\nDo not use it to read, write or search files: {} do that better.",
+            present.join(", ")
+        ));
     }
     SchemaOverride {
-        description: Some(format!(
-            "{}\n\nDo not use it to read, write or search files: {} do that better.",
-            TERMINAL_TOOL.description,
-            present.join(", ")
-        )),
+        description: Some(description),
         parameters: None,
     }
 }
@@ -279,6 +337,7 @@ async fn run(
     env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
     seconds: u64,
     redacting: bool,
+    sandbox: Option<&sandbox::Sandbox>,
 ) -> Result<CommandOutput, TerminalError> {
     use tokio::io::AsyncReadExt;
     use tokio::time::{Instant, sleep_until};
@@ -291,7 +350,7 @@ async fn run(
         mut child,
         output: mut pipe,
         mut fence,
-    } = process::start(&shell, command, dir, env).map_err(TerminalError::Spawn)?;
+    } = process::start(&shell, command, dir, env, sandbox).map_err(TerminalError::Spawn)?;
     let mut output = OutputBuffer::default();
     let mut chunk = vec![0u8; 8192];
     let mut open = true;

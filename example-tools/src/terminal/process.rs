@@ -25,6 +25,7 @@ use tokio::net::unix::pipe;
 
 #[cfg(target_os = "linux")]
 use super::procfs;
+use super::sandbox::{Sandbox, limit::Bound, limit::Cgroup};
 
 /// The variable that marks every process of one call: `HERMES_CALL_ID=<32 hex digits>`.
 pub const CALL_ID_VAR: &str = "HERMES_CALL_ID";
@@ -44,21 +45,36 @@ pub(super) struct Running {
 }
 
 /// Starts `shell -c command` in `dir` with exactly the environment `env` (and the call's
-/// marker), stdin closed, stdout and stderr on one pipe.
+/// marker), stdin closed, stdout and stderr on one pipe; inside `sandbox` when given.
 pub(super) fn start(
     shell: &Path,
     command: &str,
     dir: &Path,
     env: Vec<(OsString, OsString)>,
+    sandbox: Option<&Sandbox>,
 ) -> io::Result<Running> {
     let call_id = new_call_id();
     let (reader, writer) = io::pipe()?;
     let reader = File::from(OwnedFd::from(reader));
     let pipe_inode = reader.metadata()?.ino();
     let output = pipe::Receiver::from_owned_fd(OwnedFd::from(reader))?;
-    let mut cmd = tokio::process::Command::new(shell);
-    cmd.arg("-c")
-        .arg(command)
+    let (program, args, cgroup) = match sandbox {
+        Some(sandbox) => {
+            let home = env
+                .iter()
+                .find(|(name, _)| name == "HOME")
+                .map(|(_, value)| Path::new(value));
+            let (bwrap, args) = sandbox.command(shell, command, dir, home);
+            Bound::wrap(shell, bwrap, args, sandbox.max_processes(), &call_id)?
+        }
+        None => (
+            shell.to_path_buf(),
+            vec![OsString::from("-c"), command.into()],
+            None,
+        ),
+    };
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(args)
         .current_dir(dir)
         .env_clear()
         .envs(env)
@@ -73,7 +89,8 @@ pub(super) fn start(
     let child = cmd.spawn()?;
     // Our copies of the pipe's write end must close, or the output never ends.
     drop(cmd);
-    let fence = Fence::new(child.id(), &call_id, pipe_inode);
+    let mut fence = Fence::new(child.id(), &call_id, pipe_inode);
+    fence.cgroup = cgroup;
     Ok(Running {
         child,
         output,
@@ -119,6 +136,8 @@ pub(super) struct Fence {
     since: u64,
     /// Killed processes (and adopted zombies of the call) to reap.
     pending: BTreeSet<i32>,
+    /// A sandboxed call's pids cgroup: killed with the rest, removed when the fence is done.
+    cgroup: Option<Cgroup>,
     armed: bool,
 }
 
@@ -137,6 +156,7 @@ impl Fence {
             pipe: format!("pipe:[{pipe_inode}]"),
             since,
             pending: BTreeSet::new(),
+            cgroup: None,
             armed: true,
         }
     }
@@ -158,6 +178,9 @@ impl Fence {
             };
             procfs::kill_everything(&call, &mut self.pending);
         }
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill_all();
+        }
     }
 
     /// Waits (at most [`REAP_LIMIT`]) until the killed processes are dead and those that came
@@ -167,6 +190,7 @@ impl Fence {
         while !self.reap_once() && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(REAP_POLL).await;
         }
+        drop(self.cgroup.take());
         self.armed = false;
     }
 
@@ -201,6 +225,7 @@ impl Drop for Fence {
             pipe: String::new(),
             since: self.since,
             pending: std::mem::take(&mut self.pending),
+            cgroup: self.cgroup.take(),
             armed: false,
         };
         let _ = std::thread::Builder::new()

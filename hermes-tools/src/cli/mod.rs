@@ -342,7 +342,10 @@ impl Cli {
 
     fn list(&self, out: &mut impl Write) -> io::Result<ExitCode> {
         let snapshot = self.tools().snapshot();
-        let mut probe = self.tools().availability().probe();
+        let mut probe = self
+            .tools()
+            .availability()
+            .probe_under(self.tools().config());
         let rows: Vec<[String; 6]> = snapshot.with_catalog(|catalog| {
             // Every tool's toolsets in one pass: asking per tool would resolve them all again.
             let memberships = catalog.memberships();
@@ -350,7 +353,10 @@ impl Cli {
                 .tools()
                 .map(|tool| {
                     let status = match probe.check(tool) {
-                        Ok(()) => "available".to_owned(),
+                        Ok(()) => match probe.note(tool) {
+                            Some(note) => format!("available ({note})"),
+                            None => "available".to_owned(),
+                        },
                         Err(reason) => format!("unavailable: {reason}"),
                     };
                     // The composites (and other toolsets) that take the tool in, beside its own.

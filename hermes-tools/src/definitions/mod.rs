@@ -95,7 +95,7 @@ impl ToolRegistry {
             ..freshness
         };
         let selected = selected_tools(&snapshot, &request.selection)?;
-        let mut probe = self.availability().probe();
+        let mut probe = self.availability().probe_under(self.config());
         let tools: Vec<&Arc<Tool>> = selected
             .into_iter()
             .filter(|tool| probe.check(tool).is_ok())

@@ -20,7 +20,7 @@ use crate::call::answer::{IntoAnswer, ToolAnswer};
 use crate::call::context::ToolContext;
 
 pub(crate) use check::{SchemaFault, is_keyword as is_schema_keyword};
-pub use decl::{Provenance, ToolDecl};
+pub use decl::{ConfigCheck, Provenance, ToolDecl};
 // What `#[tool]`'s expansion names: reached through `__private` only, not a public API.
 pub(crate) use decl::{ArgumentsRejected, StaticHandler};
 pub use discovery::ToolsetDecl;
@@ -157,6 +157,10 @@ impl fmt::Debug for Handler {
 
 /// A function telling whether a tool can run here.
 pub type CheckFn = Arc<dyn Fn() -> bool + Send + Sync>;
+/// A check that reads the registry's configuration: `Err` says why the tool cannot run,
+/// `Ok(Some(note))` how it runs (shown by `list`).
+pub type ConfigCheckFn =
+    Arc<dyn Fn(&crate::config::Config) -> Result<Option<String>, String> + Send + Sync>;
 /// A function returning definition fields to replace at run time.
 pub type DynamicSchemaFn = Arc<dyn Fn(&SchemaContext<'_>) -> SchemaOverride + Send + Sync>;
 
@@ -174,6 +178,7 @@ pub struct Tool {
     check: Option<CheckFn>,
     /// Identifies the check function, so tools sharing one share its cached result.
     check_key: Option<usize>,
+    config_check: Option<ConfigCheckFn>,
     requires_env: Vec<String>,
     max_result_chars: Option<usize>,
     dynamic_schema: Option<DynamicSchemaFn>,
@@ -217,6 +222,9 @@ impl Tool {
             check: decl.check.map(|check| Arc::new(check) as CheckFn),
             // A fn pointer's address identifies the function (at worst, a duplicate probe).
             check_key: decl.check.map(|check| check as usize),
+            config_check: decl
+                .config_check
+                .map(|check| Arc::new(check) as ConfigCheckFn),
             requires_env: decl.requires_env.iter().map(|s| (*s).to_owned()).collect(),
             max_result_chars: decl.max_result_chars,
             dynamic_schema: decl.dynamic_schema.map(|f| Arc::new(f) as DynamicSchemaFn),
@@ -270,6 +278,7 @@ impl Tool {
                 emoji: "⚡".into(),
                 check: None,
                 check_key: None,
+                config_check: None,
                 requires_env: Vec::new(),
                 max_result_chars: None,
                 dynamic_schema: None,
@@ -320,6 +329,10 @@ impl Tool {
     /// What identifies its check function (tools sharing one share the key).
     pub fn check_key(&self) -> Option<usize> {
         self.check_key
+    }
+    /// Its check of the configuration, if any.
+    pub fn config_check(&self) -> Option<&ConfigCheckFn> {
+        self.config_check.as_ref()
     }
     /// Environment variables it requires.
     pub fn requires_env(&self) -> &[String] {
@@ -522,6 +535,17 @@ impl ToolBuilder {
     pub fn shared_check(mut self, check: CheckFn) -> Self {
         self.tool.check_key = Some(Arc::as_ptr(&check).cast::<()>() as usize);
         self.tool.check = Some(check);
+        self
+    }
+    /// A check that reads the registry's configuration, run by every availability pass (after
+    /// [`check`](Self::check)): `Err(reason)` makes the tool unavailable, and `list` shows
+    /// the reason; `Ok(Some(note))` says how it runs, and `list` shows the note. For a tool
+    /// whose availability depends on its settings.
+    pub fn config_check(
+        mut self,
+        check: impl Fn(&crate::config::Config) -> Result<Option<String>, String> + Send + Sync + 'static,
+    ) -> Self {
+        self.tool.config_check = Some(Arc::new(check));
         self
     }
     /// Environment variables that must be set.

@@ -1,6 +1,7 @@
 //! Availability: whether a tool can run here, why not, and how long that answer is trusted.
 //!
-//! A tool is available when its check function returns true and every `requires_env`
+//! A tool is available when its check function returns true, its check of the configuration
+//! (if any) finds nothing wrong with the registry's config, and every `requires_env`
 //! variable is set (Hermes only displays `requires_env`; here it is enforced). A check that
 //! panics means unavailable. Results are cached per check function for a TTL (30 s by default,
 //! [`Config::check_ttl_secs`](crate::config::Config::check_ttl_secs)), and a [`Probe`] runs each
@@ -19,7 +20,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::tool::Tool;
+use crate::config::Config;
+use crate::tool::{ConfigCheckFn, Tool};
 
 /// How long after a check's last success a failure is still reported available.
 pub const FLAP_GRACE: Duration = Duration::from_secs(60);
@@ -34,6 +36,8 @@ pub enum Unavailable {
     CheckPanicked,
     /// A required environment variable is not set.
     MissingEnv(String),
+    /// Its check of the configuration said why it cannot run (in its own words).
+    Explained(String),
 }
 
 impl fmt::Display for Unavailable {
@@ -42,6 +46,7 @@ impl fmt::Display for Unavailable {
             Unavailable::CheckFailed => f.write_str("check failed"),
             Unavailable::CheckPanicked => f.write_str("check panicked"),
             Unavailable::MissingEnv(var) => write!(f, "missing env {var}"),
+            Unavailable::Explained(reason) => f.write_str(reason),
         }
     }
 }
@@ -94,10 +99,28 @@ impl Clock for ManualClock {
     }
 }
 
-/// Runs `tool`'s availability rules now, with no caching.
+/// Runs `tool`'s availability rules now, with no caching, under the default configuration.
 pub fn check_now(tool: &Tool) -> Result<(), Unavailable> {
+    check_now_under(tool, Config::shared_default())
+}
+
+/// Runs `tool`'s availability rules now, with no caching, under `config`.
+pub fn check_now_under(tool: &Tool, config: &Config) -> Result<(), Unavailable> {
     missing_env(tool)?;
-    run_check(tool)
+    run_check(tool)?;
+    run_config_check(tool, config).map(drop)
+}
+
+/// The tool's check of the configuration; a panic there is a failed check.
+fn run_config_check(tool: &Tool, config: &Config) -> Result<Option<String>, Unavailable> {
+    match tool.config_check() {
+        None => Ok(None),
+        Some(check) => match catch_unwind(AssertUnwindSafe(|| check(config))) {
+            Ok(Ok(note)) => Ok(note),
+            Ok(Err(reason)) => Err(Unavailable::Explained(reason)),
+            Err(_) => Err(Unavailable::CheckPanicked),
+        },
+    }
 }
 
 fn missing_env(tool: &Tool) -> Result<(), Unavailable> {
@@ -143,10 +166,21 @@ pub struct Availability {
     default_ttl: Mutex<Duration>,
 }
 
+/// A configuration check's answer, for one configuration.
+struct ConfigCached {
+    result: Result<Option<String>, Unavailable>,
+    at: Instant,
+    /// The configuration it was given; held so its address is not reused.
+    config: Arc<Config>,
+    /// Held so the function's address, the cache key, is not reused by another closure.
+    _check: ConfigCheckFn,
+}
+
 #[derive(Default)]
 struct State {
     cached: HashMap<usize, Cached>,
     last_success: HashMap<usize, Instant>,
+    configured: HashMap<usize, ConfigCached>,
 }
 
 impl fmt::Debug for State {
@@ -213,11 +247,12 @@ impl Availability {
         let mut state = self.state.lock();
         state.cached.clear();
         state.last_success.clear();
+        state.configured.clear();
         drop(state);
         self.bump_epoch();
     }
 
-    /// Starts a pass over many tools.
+    /// Starts a pass over many tools, under the default configuration.
     pub fn probe(&self) -> Probe<'_> {
         Probe {
             availability: self,
@@ -225,6 +260,16 @@ impl Availability {
             ttl: self.ttl(),
             seen: HashMap::new(),
             valid_until: None,
+            config: Arc::clone(Config::shared_default()),
+            notes: HashMap::new(),
+        }
+    }
+
+    /// Starts a pass over many tools whose configuration checks read `config` (the registry's).
+    pub fn probe_under(&self, config: Arc<Config>) -> Probe<'_> {
+        Probe {
+            config,
+            ..self.probe()
         }
     }
 }
@@ -237,6 +282,9 @@ pub struct Probe<'a> {
     ttl: Duration,
     seen: HashMap<usize, (Result<(), Unavailable>, Instant)>,
     valid_until: Option<Instant>,
+    config: Arc<Config>,
+    /// What the configuration checks of this pass said of how their tools run, by tool name.
+    notes: HashMap<String, String>,
 }
 
 impl Probe<'_> {
@@ -247,19 +295,75 @@ impl Probe<'_> {
             self.hold_until(self.now + self.ttl);
         }
         missing_env(tool)?;
-        let Some(key) = tool.check_key() else {
+        if let Some(key) = tool.check_key() {
+            let (result, until) = match self.seen.get(&key) {
+                Some(seen) => seen.clone(),
+                None => {
+                    let seen = self.lookup(key, tool);
+                    self.seen.insert(key, seen.clone());
+                    seen
+                }
+            };
+            self.hold_until(until);
+            result?;
+        }
+        self.check_config(tool)
+    }
+
+    /// The tool's check of this pass's configuration, cached for the TTL per configuration.
+    fn check_config(&mut self, tool: &Tool) -> Result<(), Unavailable> {
+        let Some(check) = tool.config_check() else {
             return Ok(());
         };
-        let (result, until) = match self.seen.get(&key) {
-            Some(seen) => seen.clone(),
-            None => {
-                let seen = self.lookup(key, tool);
-                self.seen.insert(key, seen.clone());
-                seen
-            }
+        let key = Arc::as_ptr(check).cast::<()>() as usize;
+        let hit = {
+            let state = self.availability.state.lock();
+            state
+                .configured
+                .get(&key)
+                .filter(|cached| {
+                    Arc::ptr_eq(&cached.config, &self.config)
+                        && self.now.saturating_duration_since(cached.at) < self.ttl
+                })
+                .map(|cached| (cached.result.clone(), cached.at + self.ttl))
         };
-        self.hold_until(until);
-        result
+        if let Some((result, until)) = hit {
+            self.hold_until(until);
+            return self.noted(tool, result);
+        }
+        // Run with no lock held: it is user code and may take its time.
+        let result = run_config_check(tool, &self.config);
+        if let Err(reason) = &result {
+            tracing::warn!(tool = tool.name(), reason = %crate::secrets::redact(&reason.to_string()), "tool unavailable");
+        }
+        self.availability.state.lock().configured.insert(
+            key,
+            ConfigCached {
+                result: result.clone(),
+                at: self.now,
+                config: Arc::clone(&self.config),
+                _check: Arc::clone(check),
+            },
+        );
+        self.hold_until(self.now + self.ttl);
+        self.noted(tool, result)
+    }
+
+    fn noted(
+        &mut self,
+        tool: &Tool,
+        result: Result<Option<String>, Unavailable>,
+    ) -> Result<(), Unavailable> {
+        if let Some(note) = result? {
+            self.notes.insert(tool.name().to_owned(), note);
+        }
+        Ok(())
+    }
+
+    /// What `tool`'s configuration check said of how it runs, once [`check`](Self::check)ed
+    /// available in this pass (a sandbox in force, say).
+    pub fn note(&self, tool: &Tool) -> Option<&str> {
+        self.notes.get(tool.name()).map(String::as_str)
     }
 
     fn hold_until(&mut self, until: Instant) {

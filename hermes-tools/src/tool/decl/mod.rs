@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::{Annotations, SchemaContext, SchemaOverride};
 use crate::call::answer::ToolAnswer;
 use crate::call::context::ToolContext;
+use crate::config::Config;
 
 /// Where a tool was declared: shown by `list` and used to order duplicate declarations.
 ///
@@ -122,6 +123,10 @@ pub enum StaticHandler {
     Async(AsyncCall),
 }
 
+/// A tool's check of the registry's configuration (`#[tool(config_check = f)]`): `Err` says
+/// why it cannot run, `Ok(Some(note))` how it runs.
+pub type ConfigCheck = fn(&Config) -> Result<Option<String>, String>;
+
 /// The static declaration of a tool, written by `#[tool]` into the `TOOLS` slice.
 /// `#[tool] fn foo` also names it `FOO_TOOL`, with the function's visibility.
 #[derive(Debug)]
@@ -136,6 +141,10 @@ pub struct ToolDecl {
     pub emoji: &'static str,
     /// A function telling whether the tool can run here.
     pub check: Option<fn() -> bool>,
+    /// A check that reads the registry's configuration (`#[tool(config_check = f)]`): `Err`
+    /// says why the tool cannot run, `Ok(Some(note))` how it runs. For a tool whose
+    /// availability depends on its settings.
+    pub config_check: Option<ConfigCheck>,
     /// Environment variables that must be set for the tool to be available.
     pub requires_env: &'static [&'static str],
     /// The largest answer, in characters, before it is cut.
@@ -199,6 +208,7 @@ impl ToolDecl {
             description: "",
             emoji: "",
             check: None,
+            config_check: None,
             requires_env: &[],
             max_result_chars: None,
             dynamic_schema: None,
