@@ -60,6 +60,7 @@ pub(crate) mod logs;
 mod pem;
 mod prefilter;
 mod probes;
+mod yaml;
 
 #[cfg(test)]
 mod tests;
