@@ -251,6 +251,7 @@ mod ask;
 mod call;
 mod content;
 mod convert;
+mod echo;
 mod handler;
 mod http;
 mod jsonrpc;
