@@ -129,7 +129,7 @@ fn body_end(text: &str, begin_end: usize) -> usize {
 
 /// A line without the gutter a tool put before it: `  12|`, `12:`, `12<tab>` (`read_file`,
 /// `cat -n`), `path:12:` or `path-12-` (`grep -n`).
-fn strip_gutter(line: &str) -> &str {
+pub(super) fn strip_gutter(line: &str) -> &str {
     let numbered = |text: &str, marks: &[char]| -> Option<usize> {
         let digits = text.bytes().take_while(u8::is_ascii_digit).count();
         let mark = text[digits..].chars().next()?;

@@ -18,15 +18,14 @@ pub(super) fn echoed(text: &str) -> String {
         None => text,
     };
     let redacted = crate::secrets::redact(head);
-    let cut = match redacted.char_indices().nth(ECHOED_CHARS) {
-        Some((at, _)) if head.len() < text.len() || at < redacted.len() => at,
-        _ => return redacted.into_owned(),
+    let shown = match redacted.char_indices().nth(ECHOED_CHARS) {
+        Some((at, _)) => &redacted[..at],
+        None => &redacted,
     };
-    format!(
-        "{}… ({} characters)",
-        &redacted[..cut],
-        text.chars().count()
-    )
+    if shown.len() == redacted.len() && head.len() == text.len() {
+        return redacted.into_owned();
+    }
+    format!("{shown}… ({} characters)", text.chars().count())
 }
 
 #[cfg(test)]
@@ -45,6 +44,9 @@ mod tests {
         );
         let secret = "sk-proj-Zx81QmW0pLr5TvYb3NcK7sDfGh2JkL4n";
         assert_eq!(echoed(secret), "sk-pro...kL4n");
+        // A long token is masked before the cut, and the note still says how long it was.
+        let glued = format!("{secret}{}", "x".repeat(1000));
+        assert_eq!(echoed(&glued), "sk-pro...xxxx… (1040 characters)");
         let long = format!("{}{secret}{}", "a ".repeat(25), "b".repeat(300));
         assert!(!echoed(&long).contains("Zx81QmW0"), "{}", echoed(&long));
     }
