@@ -97,7 +97,7 @@ fn body_end(text: &str, begin_end: usize) -> usize {
             };
             !last_seen
                 && (len == width
-                    || (len < width && (len >= 16 || (len % 4 == 0 && random(trimmed)))))
+                    || (len < width && (len >= 16 || (len.is_multiple_of(4) && random(trimmed)))))
         });
         if fits && is_base64(trimmed) {
             headers_allowed = false;
