@@ -1,6 +1,8 @@
 //! Redaction of a tool's answer: what every answer pays (a ~2 KB clean JSON answer through
 //! `redact_json`, against parsing the same text with serde_json and against one `memmem`
-//! scan), and what an answer holding one credential pays.
+//! scan), and what an answer holding one credential pays; and, beside 64 KB of clean text, 64 KB
+//! of each hostile shape (texts built to make a pattern or a resume rule go quadratic, as the
+//! linearity test builds them), so a hostile answer's cost is read as a ratio to a clean one.
 
 use std::hint::black_box;
 
@@ -78,5 +80,48 @@ fn redaction(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, redaction);
+/// 64 KB of each hostile shape, named by its start.
+fn hostile(n: usize) -> Vec<(&'static str, String)> {
+    vec![
+        ("token=a,", "token=a,".repeat(n / 8)),
+        ("xsk-", "xsk-".repeat(n / 4)),
+        ("passpass", "pass".repeat(n / 4) + "=x"),
+        ("password=aaa", format!("password={}", "a".repeat(n))),
+        (
+            "BEGIN PRIVATE KEY",
+            "-----BEGIN PRIVATE KEY-----\n".repeat(n / 28),
+        ),
+        ("http://a:", "http://a:".repeat(n / 9) + "@"),
+        ("eyJ", "eyJ".repeat(n / 3)),
+        ("\"password\": \"", "\"password\": \"".repeat(n / 13)),
+        ("Authorization: ", "Authorization: ".repeat(n / 15)),
+        ("key%3Da&", "key%3Da&".repeat(n / 8)),
+        ("MY_KEY=a ", "MY_KEY=a ".repeat(n / 9)),
+        ("secret: |", "secret: |\n".repeat(n / 10)),
+    ]
+}
+
+/// Plain prose and code with no credential, `n` bytes or so.
+fn clean_text(n: usize) -> String {
+    let line = "fn parse(path: &Path) -> Result<Config> { let text = read(path)?; Ok(text) }\n";
+    line.repeat(n / line.len())
+}
+
+fn hostile_shapes(c: &mut Criterion) {
+    const N: usize = 64 * 1024;
+    let mut group = c.benchmark_group("redact hostile 64KB");
+    group.sample_size(10);
+    let clean = clean_text(N);
+    group.bench_function("clean text: redact", |b| {
+        b.iter(|| redact(black_box(&clean)).len())
+    });
+    for (name, text) in hostile(N) {
+        group.bench_function(format!("{name}: redact"), |b| {
+            b.iter(|| redact(black_box(&text)).len())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, redaction, hostile_shapes);
 criterion_main!(benches);

@@ -18,8 +18,9 @@ use serde_json::{Value, json};
 
 const NAP: Duration = Duration::from_millis(200);
 
-/// Concurrency shown: well under the calls' time end to end (8 × 200 ms = 1.6 s).
-const CONCURRENT: Duration = Duration::from_millis(3 * 200);
+/// Concurrency shown: under the calls' time end to end (8 × 200 ms = 1.6 s), which calls one
+/// at a time cannot take less than, however slow the machine (a bound of logic, not of speed).
+const CONCURRENT: Duration = Duration::from_millis(7 * 200);
 
 fn read_only() -> Annotations {
     Annotations {
@@ -177,8 +178,9 @@ async fn a_write_runs_after_the_reads_before_it_and_before_the_reads_after_it() 
         .min(position(&events, ("end", 1)))
         .min(position(&events, ("end", 2)));
     assert!(position(&events, ("start", 2)) < first_end, "{events:?}");
-    // Three batches: 100 + 50 + 100 ms, far below the 450 ms of one call at a time.
-    assert!(elapsed < Duration::from_millis(420), "{elapsed:?}");
+    // Three batches: 100 + 50 + 100 ms; the order of the events above shows the overlap, so
+    // the time is only bounded by what one call at a time cannot beat (450 ms).
+    assert!(elapsed < Duration::from_millis(450), "{elapsed:?}");
     let ns: Vec<u64> = answers
         .iter()
         .map(|a| a.to_value()["n"].as_u64().unwrap_or(u64::MAX))
@@ -310,8 +312,9 @@ async fn cancelling_mid_turn_answers_every_call_and_returns_promptly() {
     let elapsed = started.elapsed();
     timer.await.unwrap();
 
+    // A hang guard: the cancel comes at 200 ms; the slow call would take 30 s.
     assert!(
-        elapsed < Duration::from_secs(2),
+        elapsed < Duration::from_secs(15),
         "returned after {elapsed:?}"
     );
     assert_eq!(answers.len(), 4);
@@ -342,7 +345,7 @@ async fn a_running_sync_call_is_left_to_finish_and_the_turn_returns_at_once() {
     let done = Arc::clone(&finished);
     let registry = registry_with([Tool::builder("crunch", "compute")
         .handler(move |_args, _ctx| {
-            std::thread::sleep(Duration::from_millis(1_500));
+            std::thread::sleep(Duration::from_millis(3_000));
             done.fetch_add(1, Ordering::SeqCst);
             "crunched"
         })
@@ -359,8 +362,10 @@ async fn a_running_sync_call_is_left_to_finish_and_the_turn_returns_at_once() {
     let answers = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
     let elapsed = started.elapsed();
     timer.await.unwrap();
+    // The cancel comes at 100 ms; waiting for the sync call would take 3 s: the bound is
+    // 20 times the one and two thirds of the other.
     assert!(
-        elapsed < Duration::from_millis(1_000),
+        elapsed < Duration::from_millis(2_000),
         "waited for the sync call: {elapsed:?}"
     );
     assert!(error_text(&answers[0]).contains("cancelled while this crunch call was running"));

@@ -65,11 +65,12 @@ async fn timeout_kills_the_command_and_its_children() {
     let (dir, ws) = workspace();
     let started = std::time::Instant::now();
     // The second command would only run if the group survived the kill.
-    let err = run_plain("echo started; sleep 5; touch survived", 1, &ws)
+    let err = run_plain("echo started; sleep 30; touch survived", 1, &ws)
         .await
         .unwrap_err();
     let elapsed = started.elapsed();
-    assert!(elapsed < Duration::from_secs(4), "took {elapsed:?}");
+    // The timeout is 1 s, the command 30 s: a wide bound between them.
+    assert!(elapsed < Duration::from_secs(10), "took {elapsed:?}");
     assert!(matches!(&err, TerminalError::TimedOut { seconds: 1, output } if output == "started"));
     assert!(
         err.to_string()
@@ -103,16 +104,17 @@ async fn signals_and_background_children() {
     }
     // A child left running in the background neither holds the answer back nor outlives it.
     let started = std::time::Instant::now();
-    let background = run_plain("(sleep 1; touch survived) & echo done", 10, &ws)
+    let background = run_plain("(sleep 4; touch survived) & echo done", 10, &ws)
         .await
         .unwrap();
     assert_eq!(background.output, "done");
+    // The answer takes milliseconds; waiting for the child would take 4 s.
     assert!(
-        started.elapsed() < Duration::from_millis(900),
+        started.elapsed() < Duration::from_secs(3),
         "{:?}",
         started.elapsed()
     );
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    tokio::time::sleep(Duration::from_millis(4500)).await;
     assert!(!dir.path().join("survived").exists());
 }
 

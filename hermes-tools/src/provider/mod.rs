@@ -229,10 +229,13 @@ pub struct ReplyError {
 }
 
 impl ReplyError {
+    /// The message is redacted: it may quote a provider's own words (a stream's error event)
+    /// or the reply's values, and it reaches logs and the model.
     pub(crate) fn new(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        let message = message.into();
         Self {
             pointer: pointer.into(),
-            message: message.into(),
+            message: crate::secrets::redact(&message).into_owned(),
         }
     }
 

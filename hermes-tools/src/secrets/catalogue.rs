@@ -57,6 +57,9 @@ pub(super) enum Part {
     /// `head` of the file), over the base64 body and its `Name: value` headers, line by line
     /// with real or JSON-escaped newlines, until a line that is neither.
     Pem,
+    /// A `key` group naming a secret and a YAML block scalar indicator (`password: |`) ending
+    /// the match's line: the secret is the block's lines below it (see `yaml`).
+    YamlBlock,
 }
 
 /// The BEGIN line of a private key block.
@@ -216,6 +219,7 @@ const KEY_MARKERS: &[&str] = &[
     "admin?key",
     "consumer?key",
     "deploy?key",
+    "_key",
     "kennwort",
     "contrase",
     "senha",
@@ -238,7 +242,7 @@ macro_rules! secret_key {
             r"|sig(?:nature)?|cookie|jwt|bearer|material",
             r"|(?:api|access|private|account|master|encryption|signing|shared|subscription",
             r"|client|app|license|session|service|role|webhook|storage|admin|consumer|deploy)",
-            r"[ _.-]?keys?",
+            r"[ _.-]?keys?|_key",
             r"|kennwort|passwort|contraseña|senha|пароль|密码",
             r")[A-Za-z0-9_.-]{0,64})",
         )
@@ -268,6 +272,25 @@ const SECRET_KEY: &str = concat!(
     secret_key!(),
     r#"(?:\\?["'`])?[ \t]*(?:=>|:=|=|:)[ \t]*"#,
     value!()
+);
+
+/// `password%3Dhunter2`: an assignment URL-encoded once or twice (a query inside a `redirect`
+/// or `state` parameter). The value runs over unreserved characters and escapes up to an
+/// encoded `&` (`%26`, `%2526`).
+const ENCODED_ASSIGNMENT: &str = concat!(
+    "(?i)",
+    secret_key!(),
+    r"%(?:25)?3D",
+    r"(?P<v5>(?:[A-Za-z0-9._~+/!*-]|%(?:[013-9a-f][0-9a-f]|2[0-47-9a-f])",
+    r"|%25(?:[013-9a-f][0-9a-f]|2[0-57-9a-f]))+)",
+);
+
+/// `password: |`, `client_secret: >-`: a YAML block scalar under a secret key; its value is on
+/// the lines below (one space at most before the indicator, as the markers say).
+const YAML_BLOCK: &str = concat!(
+    "(?i)",
+    secret_key!(),
+    r#"["']?: ?[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n"#,
 );
 
 /// `--password hunter2`, `--api-key sk-…`: a command-line flag naming a secret, then its value.
@@ -310,6 +333,19 @@ pub(super) const RULES: &[Rule] = &[
         KEY_MARKERS,
         SECRET_KEY,
     ),
+    Rule::assignment(
+        "URL-encoded secret assignment (password%3D…)",
+        &["%3d", "%253d"],
+        ENCODED_ASSIGNMENT,
+    ),
+    Rule {
+        part: Part::YamlBlock,
+        ..Rule::assignment(
+            "YAML block scalar under a secret key (password: |)",
+            &[":?|", ":?>"],
+            YAML_BLOCK,
+        )
+    },
     Rule::assignment(
         "secret command-line flag (--password value)",
         KEY_MARKERS,
@@ -382,6 +418,14 @@ pub(super) const RULES: &[Rule] = &[
         1,
     )
     .full(),
+    Rule::group(
+        "URL key query parameter (?key=…, &key=…)",
+        &["?key=", "&key=", ";key="],
+        r#"(?i)[?&;]key=([^&#\s"'<>\\]+)"#,
+        1,
+    )
+    .full()
+    .credential(),
     Rule::group(
         "URL bare token (https://TOKEN@host)",
         &["@"],

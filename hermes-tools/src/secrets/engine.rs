@@ -16,10 +16,11 @@ use std::sync::{LazyLock, OnceLock};
 
 use regex::{Captures, Regex};
 
-use super::catalogue::{Looks, Mask, Part, RULES, Rule};
+use super::catalogue::{Edge, Looks, Mask, Part, RULES, Rule};
 use super::keys;
 use super::pem;
 use super::prefilter::Candidates;
+use super::yaml;
 
 /// Each rule's compiled pattern, compiled the first time a text may need it.
 static COMPILED: [OnceLock<Regex>; RULES.len()] = [const { OnceLock::new() }; RULES.len()];
@@ -124,7 +125,8 @@ fn judge(rule: &Rule, caps: &Captures<'_>, text: &str, mut whole: Range<usize>) 
                 .position(|&b| !edge.holds(b))
                 .map_or(bytes.len(), |n| from + n)
         };
-        if whole.start > 0 && edge.holds(bytes[whole.start - 1]) {
+        if whole.start > 0 && edge.holds(bytes[whole.start - 1]) && !glued_token(rule, text, &whole)
+        {
             // Glued on the left (`task-force-…`): not a token. Any match starting inside this
             // run of token characters would be glued too.
             return Verdict::Resume(run_end(whole.start));
@@ -141,6 +143,18 @@ fn judge(rule: &Rule, caps: &Captures<'_>, text: &str, mut whole: Range<usize>) 
             None => return Verdict::Resume(whole.end),
         },
         Part::Assignment => return assignment(caps, text, whole),
+        Part::YamlBlock => {
+            let Some(key) = caps.name("key") else {
+                return Verdict::Resume(whole.end);
+            };
+            if !keys::names_secret(key.as_str()) {
+                return Verdict::Resume(key.end());
+            }
+            return match yaml::block_value(text, key.start(), whole.end) {
+                Some(value) => Verdict::Secret(value),
+                None => Verdict::Resume(whole.end),
+            };
+        }
         Part::Element => {
             let (Some(key), Some(value), Some(close)) =
                 (caps.name("key"), caps.name("value"), caps.name("close"))
@@ -159,6 +173,27 @@ fn judge(rule: &Rule, caps: &Captures<'_>, text: &str, mut whole: Range<usize>) 
     } else {
         Verdict::Resume(whole.end)
     }
+}
+
+/// A token glued on the left to a letter or a digit (`credentialsghp_…`, `42sk-proj-…`) is
+/// still one when its format has a literal prefix and its body looks random: a run of 16 or
+/// more letters and digits holding a digit and an upper-case letter (`AKIA…`, `ghp_R8sK…`).
+/// Prose and code glued to a prefix (`task-force-alpha`, `param_abc123def456`) have no such
+/// run; base64-edged formats (a JWT inside an image) stay strict.
+fn glued_token(rule: &Rule, text: &str, whole: &Range<usize>) -> bool {
+    let bytes = text.as_bytes();
+    if rule.edge != Some(Edge::Token)
+        || rule.markers.is_empty()
+        || !bytes[whole.start - 1].is_ascii_alphanumeric()
+    {
+        return false;
+    }
+    text[whole.clone()]
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|run| {
+            let has = |test: fn(&u8) -> bool| run.as_bytes().iter().any(test);
+            run.len() >= 16 && has(u8::is_ascii_digit) && has(u8::is_ascii_uppercase)
+        })
 }
 
 fn looks_right(looks: Looks, secret: &str) -> bool {
@@ -241,6 +276,22 @@ fn trim_unbalanced(value: &str) -> usize {
     end
 }
 
+/// A key found just after a URL escape (`%26api_key`, `%2526token`) without the escape's hex
+/// digits, which the key pattern takes for part of the name.
+fn without_escape<'k>(text: &str, start: usize, key: &'k str) -> &'k str {
+    if !text[..start].ends_with('%') {
+        return key;
+    }
+    let mut name = key;
+    while let Some(rest) = name.strip_prefix("25").filter(|r| r.len() > 2) {
+        name = rest;
+    }
+    match name.get(2..) {
+        Some(rest) if name.as_bytes()[..2].iter().all(u8::is_ascii_hexdigit) => rest,
+        _ => name,
+    }
+}
+
 fn assignment(caps: &Captures<'_>, text: &str, whole: Range<usize>) -> Verdict {
     let (Some(key), Some(value)) = (caps.name("key"), value_of(caps)) else {
         return Verdict::Resume(whole.end);
@@ -248,7 +299,7 @@ fn assignment(caps: &Captures<'_>, text: &str, whole: Range<usize>) -> Verdict {
     // Resuming at the key's end: the key is the whole identifier, so no shorter key inside it
     // (`token` in `max_token`) gets a second chance.
     let reject = Verdict::Resume(key.end());
-    let name = key.as_str();
+    let name = without_escape(text, key.start(), key.as_str());
     // `Authorization` and `Cookie` have their own rules, which keep the scheme.
     if keys::is_credential_header(name) || !keys::names_secret(name) {
         return reject;

@@ -13,6 +13,7 @@
 //! | `max_tokens`, `token_count`, `tokenizer`, `secretary` | no | a plural, a count, another word |
 //! | `nextPageToken`, `GITHUB_TOKEN_FILE`, `secretName` | no | a cursor, a path, a name |
 //! | `pass`, `signature`, `author`, `primary_key`, `OLDPWD` | no | too common alone, or no word |
+//! | `MAPBOX_KEY`, `private_key_id` | yes | an environment variable's `_KEY`; a key's id |
 //!
 //! Under a secret key, a value that is a placeholder (`${DB_PASSWORD}`, `<password>`, `null`,
 //! `true`), an environment lookup (`os.getenv("X")`, `process.env.X`), the key itself
@@ -217,6 +218,14 @@ pub(super) fn names_secret(key: &str) -> bool {
         } else if w == "material" && i > 0 && words[i - 1] == "key" {
             // `key_material` (Hermes' JSON keys)
             Some(i - 1)
+        } else if w == "key"
+            && i + 1 == words.len()
+            && i > 0
+            && is_env_name(key)
+            && !NOT_SECRET_KEYS.contains(&words[i - 1].as_str())
+        {
+            // `MAPBOX_KEY=…`: an environment variable ending in `_KEY`, for any vendor.
+            Some(i)
         } else if STRONG.iter().any(|s| w.ends_with(s))
             || EXACT.contains(&w)
             || (QUALIFIED.contains(&w) && words.len() > 1)
@@ -226,11 +235,43 @@ pub(super) fn names_secret(key: &str) -> bool {
             None
         };
         start.is_some_and(|start| {
-            let described = word(i + 1).is_some_and(|after| HARMLESS_AFTER.contains(&after));
+            // A service account's `private_key_id` names its key in the issuer's records:
+            // masked, unlike other ids.
+            let key_id = word(i + 1) == Some("id") && words[start..=i] == ["private", "key"];
+            let described =
+                !key_id && word(i + 1).is_some_and(|after| HARMLESS_AFTER.contains(&after));
             let counted = start > 0 && HARMLESS_BEFORE.contains(&words[start - 1].as_str());
             !described && !counted
         })
     })
+}
+
+/// Words before an environment variable's `_KEY` that make it no credential.
+const NOT_SECRET_KEYS: &[&str] = &[
+    "public",
+    "primary",
+    "foreign",
+    "partition",
+    "sort",
+    "cache",
+    "idempotency",
+    "unique",
+    "row",
+    "range",
+    "lookup",
+    "group",
+    "routing",
+    "hot",
+    "short",
+    "shortcut",
+];
+
+/// `MAPBOX_KEY`: an environment variable's name (ASCII upper case, digits, underscores).
+fn is_env_name(key: &str) -> bool {
+    key.bytes().any(|b| b.is_ascii_uppercase())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
 }
 
 /// Is this a header that carries a credential whole (`Authorization`, `Cookie`)? In text,
@@ -478,6 +519,9 @@ mod tests {
             "session_token",
             "mot_de_passe",
             "API key",
+            "MAPBOX_KEY",
+            "WEATHERAPI_KEY",
+            "private_key_id",
         ] {
             assert!(names_secret(key), "{key} names a secret");
         }
@@ -503,6 +547,10 @@ mod tests {
             "cookies",
             "has_password",
             "password_min_length",
+            "PUBLIC_KEY",
+            "cache_key",
+            "KEY",
+            "MAPBOX_KEY_ID",
         ] {
             assert!(!names_secret(key), "{key} does not name a secret");
         }

@@ -20,19 +20,23 @@
 //!   Vault `hvs.…`, age keys and dozens more. They keep Hermes' mask: under 18 characters
 //!   `***`, otherwise the first 6 and last 4 characters (`sk-pro...wxyz`), so a reader can tell
 //!   which key it was. A token glued to other token characters is not one
-//!   (`task-force-alpha-…` is no `sk-` key), but any other separator, even none beyond a comma,
+//!   (`task-force-alpha-…` is no `sk-` key) unless it is glued to a letter or digit and its body
+//!   looks random (`credentialsghp_R8sK…`); any other separator, even none beyond a comma,
 //!   separates: `sk-…,sk-…` is two masks.
 //! - **Key and value**: `password=…`, `DB_PASS: …`, `"api_key": "…"`, `"SecretAccessKey": …`,
 //!   `--token …`, `<password>…</password>`, `AccountKey=…;`, `sig=…&`: when the key names a
 //!   secret (the rules are in the `keys` module: `max_tokens`, `token_count`, `nextPageToken`
 //!   do not), the whole value becomes `***`, quoted values with their spaces
 //!   (`password="correct horse battery staple"`), JSON-escaped quotes too. Keys are found after
-//!   any character, non-ASCII letters included (`пароль password=…`, `Ümlaut_password=…`).
+//!   any character, non-ASCII letters included (`пароль password=…`, `Ümlaut_password=…`), and
+//!   also URL-encoded (`password%3D…`), as YAML block scalars (`password: |` and the lines
+//!   below), as any environment name ending in `_KEY`, and as `private_key_id`.
 //! - **Headers and URLs**: `Authorization:` of any scheme (the scheme kept), a bare `Bearer …`,
 //!   `Cookie:`/`Set-Cookie:` values, URL passwords up to the last `@` before the host
-//!   (`https://user:p@ss@host/`, `redis://:pw@host`), a bare token before `@`.
+//!   (`https://user:p@ss@host/`, `redis://:pw@host`), a bare token before `@`, a `key=` query
+//!   parameter.
 //! - **Blocks**: PEM private keys with or without their END line (then up to the end of the
-//!   base64 body), password hashes (`$6$…`, `$2b$…`, `$argon2id$…`).
+//!   base64 body, a body line followed by text included), password hashes (`$6$…`, `$2b$…`, `$argon2id$…`).
 //!
 //! # Cost
 //!
@@ -49,8 +53,7 @@
 //! key (`sk-` followed by ten token characters); URL query values under secret names
 //! (`?token=…`, which Hermes lets through for magic links). Known misses: an unquoted value with
 //! spaces keeps all but its first word (`password=correct horse` masks `correct`); a URL password
-//! containing an unescaped `/`; a YAML block scalar (`password: |`) under a secret key; secrets
-//! with no recognisable shape under a key that names none.
+//! containing an unescaped `/`; secrets with no recognisable shape under a key that names none.
 
 mod catalogue;
 mod engine;
@@ -60,6 +63,7 @@ pub(crate) mod logs;
 mod pem;
 mod prefilter;
 mod probes;
+mod yaml;
 
 #[cfg(test)]
 mod tests;

@@ -78,19 +78,42 @@ fn body_end(text: &str, begin_end: usize) -> usize {
     end += words_end;
     rest = &rest[words_end..];
     let (mut at, mut headers_allowed, mut width) = (end, true, None);
+    let mut last_seen = false;
     while let Some(brk) = BREAKS.into_iter().find(|b| rest.starts_with(b)) {
         let line = &rest[brk.len()..];
         let content = &line[..line_len(line)];
         let trimmed = strip_gutter(content).trim();
-        if is_base64(trimmed) {
+        // After the first body line, a line is the body's only if it is as wide, or is its
+        // last line: narrower, and 16 characters or more, or whole base64 quads (PEM pads)
+        // that look random; nothing comes after it. A short word on its own line after a key
+        // (`let`, `keyboard`) is text.
+        let fits = width.is_none_or(|width| {
+            let len = trimmed.len();
+            let random = |line: &str| {
+                let has = |test: fn(&u8) -> bool| line.as_bytes().iter().any(test);
+                has(u8::is_ascii_digit)
+                    || has(|b| matches!(b, b'+' | b'/' | b'='))
+                    || (has(u8::is_ascii_uppercase) && has(u8::is_ascii_lowercase))
+            };
+            !last_seen
+                && (len == width
+                    || (len < width && (len >= 16 || (len.is_multiple_of(4) && random(trimmed)))))
+        });
+        if fits && is_base64(trimmed) {
             headers_allowed = false;
+            last_seen |= width.is_some_and(|width| trimmed.len() < width);
             width.get_or_insert(trimmed.len());
         } else if !(trimmed.is_empty() || (headers_allowed && is_header(trimmed))) {
-            // A full-width body line with text after it on the same line (a paste cut short
-            // and followed by prose): its base64 is masked too.
+            // A body line with text after it on the same line (a paste cut short and followed
+            // by prose): its base64 is masked too when it is a full-width line, the padded last
+            // line of the body, or, as the first body line, as wide as a PEM line (44 or more).
             let body = strip_gutter(content);
             let word = body.split(char::is_whitespace).next().unwrap_or("");
-            if width == Some(word.len()) && is_base64(word) {
+            let body_like = match width {
+                Some(width) => word.len() == width || (word.ends_with('=') && word.len() <= width),
+                None => word.len() >= 44,
+            };
+            if body_like && is_base64(word) {
                 end = at + brk.len() + (content.len() - body.len()) + word.len();
             }
             break;
@@ -106,7 +129,7 @@ fn body_end(text: &str, begin_end: usize) -> usize {
 
 /// A line without the gutter a tool put before it: `  12|`, `12:`, `12<tab>` (`read_file`,
 /// `cat -n`), `path:12:` or `path-12-` (`grep -n`).
-fn strip_gutter(line: &str) -> &str {
+pub(super) fn strip_gutter(line: &str) -> &str {
     let numbered = |text: &str, marks: &[char]| -> Option<usize> {
         let digits = text.bytes().take_while(u8::is_ascii_digit).count();
         let mark = text[digits..].chars().next()?;

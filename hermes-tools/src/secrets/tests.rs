@@ -511,7 +511,7 @@ fn a_planted_secret_vanishes_and_the_text_around_it_stays() {
         );
         assert!(
             out.ends_with(&format!("\n{after}")),
-            "{name}: after changed: {out}"
+            "{name}: after changed: {out}\n(after: {after:?})"
         );
     }
 }
@@ -601,6 +601,10 @@ fn hostile_inputs(n: usize) -> Vec<String> {
         "eyJ".repeat(n / 3),
         "token=a,".repeat(n / 8),
         "1234567890:".repeat(n / 11),
+        "key%3Da&".repeat(n / 8),
+        "MY_KEY=a ".repeat(n / 9),
+        "secret: |\n".repeat(n / 10),
+        "xghp_".repeat(n / 5),
         format!("{}{}", "A".repeat(n), "KIA"),
         "<password>".repeat(n / 10),
         "\"password\": \"".repeat(n / 13),
@@ -612,16 +616,23 @@ fn hostile_inputs(n: usize) -> Vec<String> {
     ]
 }
 
+/// Time of one redaction of `input` (text and JSON), averaged over as many runs as fill 20 ms,
+/// so that a fast shape is timed as steadily as a slow one.
 fn redaction_time(input: &str) -> Duration {
     let start = Instant::now();
-    let _ = redact(input);
-    let _ = redact_json(input);
-    start.elapsed()
+    let mut runs = 0;
+    while runs == 0 || start.elapsed() < Duration::from_millis(20) {
+        let _ = redact(input);
+        let _ = redact_json(input);
+        runs += 1;
+    }
+    start.elapsed() / runs
 }
 
 #[test]
 fn hostile_inputs_take_linear_time() {
-    // Four times the text may take about four times as long, never sixteen. Other tests run
+    // Four times the text may take about four times as long, never sixteen: a ratio taken in
+    // one run, never an absolute time (a loaded machine is slow, not wrong). Other tests run
     // beside this one and only ever add time, so each is the best of three.
     let best = |input: &str| {
         (0..3)
@@ -633,8 +644,7 @@ fn hostile_inputs_take_linear_time() {
         let small_time = best(small);
         let big_time = best(&big);
         assert!(
-            big_time < small_time * 8 + Duration::from_millis(50)
-                && big_time < Duration::from_secs(5),
+            big_time < small_time * 8,
             "{small_time:?} for 16 KB, {big_time:?} for 64 KB of {:?}…",
             &small[..20.min(small.len())]
         );
@@ -810,4 +820,54 @@ fn error_text_example_holds() {
     let text =
         crate::secrets::error_text("<tool_call>boom</tool_call> key sk-abcdefghijklmnopqrstuvwxyz");
     assert_eq!(text, "[TOOL_ERROR] boom key sk-abc...wxyz");
+}
+
+#[test]
+fn issue_24_classes_are_masked_and_their_surroundings_kept() {
+    for (text, want) in [
+        ("a?key=Xq7pL2mN9vR4tY8wZ3kB&b=1", "a?key=***&b=1"),
+        ("?sort=asc&key=name", "?sort=asc&key=name"),
+        (
+            "next=%2Fcb%3Fpassword%3DTr0ub4dorX9%26user%3Dann",
+            "next=%2Fcb%3Fpassword%3D***%26user%3Dann",
+        ),
+        ("x%26api_key%3Dc4f9a1e7b2%26y", "x%26api_key%3D***%26y"),
+        (
+            "cb%3Ftoken%253DZ9y8X7w6V5u4%2526n",
+            "cb%3Ftoken%253D***%2526n",
+        ),
+        (
+            "credentialsghp_R8sK2mV9xQ4tL7wN3yZ6bC1dF5gH0jA2pE8u!",
+            "credentialsghp_R8...pE8u!",
+        ),
+        (
+            "task-force-alpha-bravo-charlie",
+            "task-force-alpha-bravo-charlie",
+        ),
+        ("param_abc123def456ghi789", "param_abc123def456ghi789"),
+        (
+            "a:\n  password: |\n    Bl0ck\n    Two\n  host: x\n",
+            "a:\n  password: |\n    ***\n  host: x\n",
+        ),
+        ("style: |\n  plain text\n", "style: |\n  plain text\n"),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nMIGfMA0GCSqG== (cut)",
+            "[REDACTED PRIVATE KEY] (cut)",
+        ),
+        ("MAPBOX_KEY=pk9Xy7Wv5Ut3", "MAPBOX_KEY=***"),
+        (
+            "PUBLIC_KEY=pk9Xy7Wv5Ut3 cache_key=v2",
+            "PUBLIC_KEY=pk9Xy7Wv5Ut3 cache_key=v2",
+        ),
+        (
+            r#""private_key_id": "3f1c9a7e5b2d""#,
+            r#""private_key_id": "***""#,
+        ),
+        (
+            r#""api_key_id": "3f1c9a7e5b2d""#,
+            r#""api_key_id": "3f1c9a7e5b2d""#,
+        ),
+    ] {
+        assert_eq!(redact(text), want, "{text}");
+    }
 }

@@ -22,6 +22,7 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{Value, json};
 
 use super::convert::content_block;
+use super::echo::echoed;
 use crate::call::answer::ContentPart;
 use crate::call::combinators::{BoxFuture, caught};
 use crate::mcp::prompts::{PROMPTS, PromptRole};
@@ -70,6 +71,7 @@ pub(super) fn list_templates() -> ListResourceTemplatesResult {
 /// The error for a URI no resource has.
 fn unknown_uri(uri: &str) -> ErrorData {
     let known: Vec<&str> = RESOURCES.iter().map(|declared| declared.uri).collect();
+    let uri = echoed(uri);
     ErrorData::resource_not_found(
         format!(
             "Unknown resource: {uri:?}. Read one of resources/list, or a URI of a template of \
@@ -88,7 +90,8 @@ pub(super) async fn read(uri: &str) -> Result<ReadResourceResult, ErrorData> {
         .map_err(|message| {
             ErrorData::internal_error(
                 format!(
-                    "reading {uri:?} failed: {}",
+                    "reading {:?} failed: {}",
+                    echoed(uri),
                     crate::secrets::redact(&message)
                 ),
                 None,
@@ -228,6 +231,7 @@ pub(super) async fn get(params: GetPromptRequestParams) -> Result<GetPromptResul
     let name = params.name.as_str();
     let Some(declared) = crate::mcp::prompts::find(name) else {
         let known: Vec<&str> = PROMPTS.iter().map(|declared| declared.name).collect();
+        let name = echoed(name);
         return Err(ErrorData::invalid_params(
             format!(
                 "Unknown prompt: {name:?}. Get one of: {}.",
@@ -302,7 +306,7 @@ pub(super) fn complete(params: &CompleteRequestParams) -> Result<CompleteResult,
             crate::mcp::prompts::find(&reference.name)
                 .ok_or_else(|| {
                     ErrorData::invalid_params(
-                        format!("Unknown prompt: {:?}.", reference.name),
+                        format!("Unknown prompt: {:?}.", echoed(&reference.name)),
                         None,
                     )
                 })?

@@ -22,6 +22,7 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::content;
+use super::echo::echoed;
 use super::mrtr::{Round, RoundAsker};
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, call, convert, jsonrpc, modern};
@@ -122,10 +123,12 @@ fn removed_in_modern(method: &str, request: &RequestContext<RoleServer>) -> Resu
 /// registry has it anyway (outside the selection, unavailable, or for the agent loop only).
 fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
     let suggestions = nearest(name, listing.iter().map(|(name, _)| name));
+    // The client's name, redacted and cut short (see `echo`), in the message and in `data`.
+    let shown = echoed(name);
     let mut message = if registered {
-        format!("Unknown tool: {name:?} is not among the tools this server offers.")
+        format!("Unknown tool: {shown:?} is not among the tools this server offers.")
     } else {
-        format!("Unknown tool: {name:?}.")
+        format!("Unknown tool: {shown:?}.")
     };
     if suggestions.is_empty() {
         message.push_str(" Call one of the tools in tools/list.");
@@ -134,7 +137,7 @@ fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
     }
     ErrorData::invalid_params(
         message,
-        Some(serde_json::json!({"tool": name, "suggestions": suggestions})),
+        Some(serde_json::json!({"tool": shown, "suggestions": suggestions})),
     )
 }
 
@@ -372,10 +375,11 @@ impl ServerHandler for ToolServer {
         removed_in_modern(&method, &context)?;
         Err(
             jsonrpc::bad_params(&method, params.as_ref()).unwrap_or_else(|| {
+                let shown = echoed(&method);
                 ErrorData::new(
                     ErrorCode::METHOD_NOT_FOUND,
-                    format!("Method not found: {method}"),
-                    Some(serde_json::json!({"method": method})),
+                    format!("Method not found: {shown}"),
+                    Some(serde_json::json!({"method": shown})),
                 )
             }),
         )

@@ -272,6 +272,7 @@ mod ask;
 mod call;
 mod content;
 mod convert;
+mod echo;
 mod handler;
 mod http;
 mod jsonrpc;

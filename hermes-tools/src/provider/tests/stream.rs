@@ -479,3 +479,22 @@ fn a_stream_without_calls_finishes_empty() {
     ];
     assert_eq!(accumulate(Format::OpenAi, &text_only).unwrap(), []);
 }
+
+#[test]
+fn a_stream_error_is_redacted() {
+    // A provider's error event may quote the key it refused (issue 24): the error says what
+    // happened, never the key.
+    let key = "sk-proj-Zx81QmW0pLr5TvYb3NcK7sDfGh2JkL4n";
+    let events = [
+        json!({"type": "error", "error": {"type": "authentication_error",
+        "message": format!("invalid x-api-key: {key}")}}),
+    ];
+    let err = stream_error(Format::Anthropic, &events);
+    assert!(
+        err.contains("authentication_error: invalid x-api-key"),
+        "{err}"
+    );
+    assert!(!err.contains("Zx81QmW0pLr5"), "{err}");
+    let err = accumulate(Format::Anthropic, &events).unwrap_err();
+    assert!(!err.message().contains("Zx81QmW0pLr5"), "{}", err.message());
+}

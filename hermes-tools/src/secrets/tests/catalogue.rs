@@ -733,4 +733,110 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
         "graph api EAAGtacXvHYB8z7b5X931T7cOWzko7uW3Fb6JIYI7v8tqnynMcqwhr43JLyxpUGPEnJSfgnYcdgHYHhc0JWyVWQmAVkVYs4Gfj1VPvEOqfRi11PA42CvdxyFZbl8JGtjuMrLH2DPgp41XbF69aOaflo6fD",
         "EAAGtacXvHYB8z7b5X931T7cOWzko7uW3Fb6JIYI7v8tqnynMcqwhr43JLyxpUGPEnJSfgnYcdgHYHhc0JWyVWQmAVkVYs4Gfj1VPvEOqfRi11PA42CvdxyFZbl8JGtjuMrLH2DPgp41XbF69aOaflo6fD",
     ),
+    // Issue 24's seven classes, two or more rows each.
+    (
+        "URL key query parameter",
+        "GET https://maps.example.com/api/geocode/json?address=Paris&key=Xq7pL2mN9vR4tY8wZ3kB HTTP/1.1",
+        "Xq7pL2mN9vR4tY8wZ3kB",
+    ),
+    (
+        "URL api_key query parameter",
+        "curl 'https://api.example.com/v2/forecast?city=Oslo&api_key=9f8e7d6c5b4a39281706f5e4d3c2b1a0'",
+        "9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    ),
+    (
+        "URL SAS sig query parameter",
+        "https://acct.blob.core.windows.net/c/file.txt?sv=2022-11-02&ss=b&sig=K8vR2pQ9mX4tL7wN3yZ6bC1dF5gH0jA%3D&se=2026",
+        "K8vR2pQ9mX4tL7wN3yZ6bC1dF5gH0jA",
+    ),
+    (
+        "URL access_token query parameter",
+        "redirect to https://graph.example.com/me?fields=id&access_token=Q2x5v8N1m4B7c0Z3k6J9h2G5f8D1s4A7#top",
+        "Q2x5v8N1m4B7c0Z3k6J9h2G5f8D1s4A7",
+    ),
+    (
+        "URL-encoded password assignment",
+        "next=%2Fcallback%3Fpassword%3DTr0ub4dorX9%26user%3Dann",
+        "Tr0ub4dorX9",
+    ),
+    (
+        "URL-encoded api_key assignment",
+        "state=api_key%3dc4f9a1e7b2d8c3f6a9e0%26format%3Djson",
+        "c4f9a1e7b2d8c3f6a9e0",
+    ),
+    (
+        "doubly URL-encoded token assignment",
+        "return_to=https%3A%2F%2Fx.example.io%2Fcb%3Ftoken%253DZ9y8X7w6V5u4T3s2 done",
+        "Z9y8X7w6V5u4T3s2",
+    ),
+    (
+        "GitHub token glued to a word",
+        "remote: invalid credentialsghp_R8sK2mV9xQ4tL7wN3yZ6bC1dF5gH0jA2pE8u",
+        "ghp_R8sK2mV9xQ4tL7wN3yZ6bC1dF5gH0jA2pE8u",
+    ),
+    (
+        "OpenAI key glued to a digit",
+        "request 42sk-proj-Fh3Jk9Lm2Np5Qr8St1Uv4Wx7Yz0Ab3Cd6Ef9Gh failed",
+        "sk-proj-Fh3Jk9Lm2Np5Qr8St1Uv4Wx7Yz0Ab3Cd6Ef9Gh",
+    ),
+    (
+        "AWS key ID glued to a word",
+        "userAKIAJ4Q5R6S7T8U9V0W1 denied",
+        "AKIAJ4Q5R6S7T8U9V0W1",
+    ),
+    (
+        "YAML literal block password",
+        "database:\n  user: app\n  password: |\n    Bl0ckScal4rPa55\n  host: db.internal\n",
+        "Bl0ckScal4rPa55",
+    ),
+    (
+        "YAML folded block client secret",
+        "oauth:\n  client_secret: >-\n    F0ldedS3cretValue\n    AndItsSecondLine77\nnext: 1\n",
+        "AndItsSecondLine77",
+    ),
+    (
+        "YAML block token with its first line",
+        "auth_token: |+\n  YmxvY2stdG9rZW4tdmFsdWU9\n",
+        "YmxvY2stdG9rZW4tdmFsdWU9",
+    ),
+    (
+        "PEM body with text after its last line",
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj\nMIGfMA0GCSqGSIb3DQEBAQUAA4GNADCB== (truncated by the tool)",
+        "MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCB==",
+    ),
+    (
+        "PEM body with text after its first line",
+        "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkg4LVWM9nuwNSkdsKbAqhcXjkR1Ne7V3qDMtPJXYmvoAoGCCqGSM49 <- pasted from vault",
+        "MHcCAQEEIBkg4LVWM9nuwNSkdsKbAqhcXjkR1Ne7V3qDMtPJXYmvoAoGCCqGSM49",
+    ),
+    (
+        "env _KEY of any vendor",
+        "export MAPBOX_KEY=pk9Xy7Wv5Ut3Sr1Qp",
+        "pk9Xy7Wv5Ut3Sr1Qp",
+    ),
+    (
+        "env _KEY in a .env file",
+        "WEATHERAPI_KEY=\"b7c9d1e3f5a7b9c1d3e5\"\nDEBUG=true",
+        "b7c9d1e3f5a7b9c1d3e5",
+    ),
+    (
+        "env _SECRET of any vendor",
+        "ACME_WEBHOOK_SECRET=whk8N2m4P6q8R0s2T4u6",
+        "whk8N2m4P6q8R0s2T4u6",
+    ),
+    (
+        "env _SECRET in docker run",
+        "docker run -e PAYPAL_SECRET=EOd3Kx9Lq2Mw7Nz5Bv8C app",
+        "EOd3Kx9Lq2Mw7Nz5Bv8C",
+    ),
+    (
+        "service-account private_key_id",
+        "{\"type\": \"service_account\", \"project_id\": \"demo-1\", \"private_key_id\": \"3f1c9a7e5b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a\"}",
+        "3f1c9a7e5b2d4f6a8c0e1b3d5f7a9c2e4b6d8f0a",
+    ),
+    (
+        "private_key_id in YAML",
+        "private_key_id: 9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d",
+        "9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d",
+    ),
 ];
