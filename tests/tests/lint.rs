@@ -113,7 +113,8 @@ fn lint_over_a_selection_lints_only_its_tools() {
     let (code, text) = bad_tools(&["lint", "--toolsets", "other"]);
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("no findings"), "{text}");
-    let (code, text) = bad_tools(&["lint", "--toolsets", "other,bad", "--disable", "bad"]);
+    // Every toolset but the two with findings: the example tools, `other` and `clarify`.
+    let (code, text) = bad_tools(&["lint", "--disable", "bad,long"]);
     assert_eq!(
         (code, text.contains("no findings")),
         (Some(0), true),
@@ -145,5 +146,32 @@ fn two_linked_crates_declaring_one_name_have_one_winner_shown_by_list() {
     assert!(
         stderr.contains("two linked crates declare the same tool"),
         "{stderr}"
+    );
+}
+
+#[test]
+fn definitions_exits_1_past_a_provider_limit_and_names_it() {
+    let run = |format: &str| {
+        Command::new(env!("CARGO_BIN_EXE_bad-tools"))
+            .args(["definitions", "--toolsets", "long", "--format", format])
+            .output()
+            .expect("the bad-tools binary runs")
+    };
+    // Past OpenAI's 1,024 characters of a description; Anthropic documents no such limit.
+    let openai = run("openai");
+    let errors = String::from_utf8(openai.stderr).unwrap();
+    assert_eq!(openai.status.code(), Some(1), "{errors}");
+    assert!(
+        errors.contains("tool `long_description`: the description has")
+            && errors.contains("platform.openai.com"),
+        "{errors}"
+    );
+    let anthropic = run("anthropic");
+    assert_eq!(anthropic.status.code(), Some(0));
+    let (code, text) = bad_tools(&["lint", "--toolsets", "long"]);
+    assert_eq!(code, Some(1));
+    assert!(
+        line_of(&text, "long_description", "provider-limit").is_some(),
+        "{text}"
     );
 }

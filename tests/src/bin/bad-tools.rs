@@ -59,6 +59,22 @@ fn stale_acknowledgement() -> String {
     String::new()
 }
 
+/// Look up a word in the dictionary and return its definitions.
+///
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+#[tool(toolset = "long")]
+fn long_description(
+    /// The word to look up.
+    word: String,
+) -> String {
+    word
+}
+
 /// Read a text file and return its lines, numbered from one.
 #[tool(toolset = "other")]
 fn read_text(
