@@ -101,7 +101,7 @@ pub fn acknowledgements(cx: &Ctxt, acks: &[crate::attr::Acknowledge]) -> Vec<(St
             cx.error_at(
                 ack.span,
                 format!(
-                    "`acknowledge` needs the rule it accepts:                      acknowledge(rule = \"…\", reason = \"…\") with a rule of: {}",
+                    "`acknowledge` needs the rule it accepts: acknowledge(rule = \"…\", reason = \"…\") with a rule of: {}",
                     LINT_RULES.join(", ")
                 ),
             );
