@@ -265,3 +265,21 @@ fn arguments_from_stdin_leave_no_one_to_approve_a_call_unless_yes_is_passed() {
     let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(answer["output"], "approved", "{answer}");
 }
+
+#[test]
+fn lint_exits_0_with_delegate_task_strict_mode_acknowledged() {
+    let output = cli(&["lint"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("no findings (1 acknowledged"), "{text}");
+    let all = stdout(&cli(&["lint", "--all"]));
+    let line = all
+        .lines()
+        .find(|line| line.contains("tool `delegate_task` [strict-mode]"))
+        .unwrap_or_else(|| panic!("{all}"));
+    assert!(line.starts_with("example-tools/src/delegate.rs:"), "{line}");
+    assert!(
+        line.contains("(acknowledged: each call's `arguments`"),
+        "{line}"
+    );
+}

@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 
 use example_tools as _;
 use hermes_tools::definitions::lint::Rule;
+use hermes_tools::toolsets::Selection;
 use hermes_tools::{DefinitionsRequest, Format, ToolRegistry};
 use serde_json::Value;
 
@@ -138,18 +139,23 @@ fn gemini_rules(node: &Value, definition: &Value) {
 }
 
 #[test]
-fn example_tools_pass_the_lint_but_for_the_tool_strict_mode_cannot_express() {
-    let findings = ToolRegistry::global().lint();
-    let found: Vec<_> = findings
+fn example_tools_pass_the_lint_with_the_strict_mode_finding_acknowledged() {
+    let report = ToolRegistry::global()
+        .lint_selection(&Selection::default())
+        .unwrap();
+    assert_eq!(report.findings, [], "{report:#?}");
+    let found: Vec<_> = report
+        .acknowledged
         .iter()
-        .map(|finding| (finding.tool.as_str(), finding.rule))
+        .map(|done| (done.finding.tool.as_str(), done.finding.rule))
         .collect();
-    assert_eq!(found, [(NOT_STRICT, Rule::StrictMode)], "{findings:#?}");
+    assert_eq!(found, [(NOT_STRICT, Rule::StrictMode)], "{report:#?}");
     assert!(
-        findings[0]
+        report.acknowledged[0]
+            .finding
             .message
             .starts_with("/calls/arguments is an object with free-form keys"),
-        "{findings:#?}"
+        "{report:#?}"
     );
 }
 

@@ -113,7 +113,40 @@ pub struct ToolAttr {
     pub unlisted: Flag,
     pub krate: Option<Path>,
     pub description: Option<LitStr>,
+    /// Every `acknowledge(rule = "…", reason = "…")`, in order.
+    pub acknowledge: Vec<Acknowledge>,
     written: Written,
+}
+
+/// One `acknowledge(rule = "…", reason = "…")` of `#[tool]`: a lint finding accepted.
+pub struct Acknowledge {
+    /// The `acknowledge` key itself.
+    pub span: Span,
+    pub rule: Option<LitStr>,
+    pub reason: Option<LitStr>,
+}
+
+impl Acknowledge {
+    fn parse(meta: &ParseNestedMeta<'_>) -> syn::Result<Self> {
+        let mut ack = Acknowledge {
+            span: span_of(&meta.path),
+            rule: None,
+            reason: None,
+        };
+        meta.parse_nested_meta(|inner| {
+            if inner.path.is_ident("rule") {
+                value(&inner, &mut ack.rule)
+            } else if inner.path.is_ident("reason") {
+                value(&inner, &mut ack.reason)
+            } else {
+                Err(inner.error(format!(
+                    "unknown acknowledge key `{}`; expected one of: rule, reason",
+                    path_text(&inner.path)
+                )))
+            }
+        })?;
+        Ok(ack)
+    }
 }
 
 /// The keys of `#[tool(...)]`, in the order the "expected one of" message lists them.
@@ -150,6 +183,10 @@ const TOOL_KEYS: Keys<ToolAttr> = Keys {
         Key::new("unlisted", |a, m| a.unlisted.set(m)),
         Key::new("crate", |a, m| value(m, &mut a.krate)),
         Key::new("description", |a, m| value(m, &mut a.description)),
+        Key::new("acknowledge", |a, m| {
+            a.acknowledge.push(Acknowledge::parse(m)?);
+            Ok(())
+        }),
     ],
 };
 

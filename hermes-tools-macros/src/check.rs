@@ -80,6 +80,63 @@ impl Drop for Ctxt {
     }
 }
 
+/// The lint rules a tool can acknowledge, as `lint` names them (`Rule::as_str` in the
+/// runtime's `definitions::lint`).
+pub const LINT_RULES: &[&str] = &[
+    "summary",
+    "parameter-description",
+    "cross-toolset-reference",
+    "placeholder",
+    "strict-mode",
+    "schema-mismatch",
+    "provider-limit",
+];
+
+/// The `acknowledge(...)` keys of a tool, as (rule, reason): each names a known rule once and
+/// gives a reason.
+pub fn acknowledgements(cx: &Ctxt, acks: &[crate::attr::Acknowledge]) -> Vec<(String, String)> {
+    let mut accepted: Vec<(String, String)> = Vec::new();
+    for ack in acks {
+        let Some(rule) = &ack.rule else {
+            cx.error_at(
+                ack.span,
+                format!(
+                    "`acknowledge` needs the rule it accepts: acknowledge(rule = \"…\", reason = \"…\") with a rule of: {}",
+                    LINT_RULES.join(", ")
+                ),
+            );
+            continue;
+        };
+        let name = rule.value();
+        if !LINT_RULES.contains(&name.as_str()) {
+            cx.error_spanned_by(
+                rule,
+                format!(
+                    "unknown lint rule {name:?}; expected one of: {}",
+                    LINT_RULES.join(", ")
+                ),
+            );
+            continue;
+        }
+        if accepted.iter().any(|(known, _)| *known == name) {
+            cx.error_spanned_by(rule, format!("rule {name:?} is acknowledged twice"));
+            continue;
+        }
+        let reason = ack.reason.as_ref().map(LitStr::value).unwrap_or_default();
+        if reason.trim().is_empty() {
+            let message = "an acknowledgement needs a reason: `reason = \"…\"` saying why the \
+                           finding is accepted (`lint --all` shows it)";
+            match &ack.reason {
+                Some(lit) => cx.error_spanned_by(lit, message),
+                None => cx.error_at(ack.span, message),
+            }
+            continue;
+        }
+        accepted.push((name, reason));
+    }
+    accepted
+}
+
 /// The rule every provider applies to tool names: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn tool_name(name: &str, span: Span) -> syn::Result<()> {
     let valid = (1..=64).contains(&name.len())

@@ -212,6 +212,11 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let provenance = provenance(private, tool.ident.span());
+    let (ack_rules, ack_reasons): (Vec<&String>, Vec<&String>) = tool
+        .acknowledged
+        .iter()
+        .map(|(rule, reason)| (rule, reason))
+        .unzip();
     let output_schema = output_schema(private, tool.output.as_ref());
     let Arguments {
         items: arguments_items,
@@ -254,6 +259,7 @@ fn declaration(tool: &Tool, private: &TokenStream) -> TokenStream {
             // The wrapper's own parse (`__hermes_parse_foo` or `parse_arguments`), without the call.
             parse: #parse_only,
             provenance: #provenance,
+            acknowledged: &[#((#ack_rules, #ack_reasons)),*],
         }
     }}
 }

@@ -20,6 +20,7 @@
 //! named after it (`expand::item_ident`), and every path is absolute (`::core::...`).
 
 mod attr;
+mod bounds;
 mod catalog;
 mod check;
 mod docs;

@@ -10,6 +10,7 @@ use syn::{
 };
 
 use crate::attr::{ARG, ArgAttr, ToolAttr, args_marker, is_parameter_attr};
+use crate::bounds;
 use crate::check::{self, Ctxt};
 use crate::docs;
 
@@ -72,6 +73,8 @@ pub struct Tool {
     pub is_async: bool,
     /// The model names of parameters whose bounds clamp (`#[arg(..., clamp)]`).
     pub clamped: Vec<String>,
+    /// The lint findings accepted, as (rule, reason).
+    pub acknowledged: Vec<(String, String)>,
     /// Whether the runtime validates every call against the schema: see
     /// [`check::serde_judges_as_schema`].
     pub validate: bool,
@@ -175,6 +178,9 @@ impl Tool {
                 name
             }
         };
+        let name_span = attr.name.as_ref().map_or(ident.span(), LitStr::span);
+        bounds::tool_name_start(cx, &name, name_span);
+        let acknowledged = check::acknowledgements(cx, &attr.acknowledge);
         let emoji = match &attr.emoji {
             Some(emoji) => cx.ok(check::emoji(emoji)).unwrap_or_default(),
             None => "⚡".to_owned(),
@@ -252,6 +258,7 @@ impl Tool {
             unlisted: attr.unlisted.value,
             is_async,
             clamped,
+            acknowledged,
             validate,
             params,
             output: nameable_output(&sig.output),
@@ -358,6 +365,8 @@ fn parse_params(
                     err.combine(syn::Error::new(first, "first used here"));
                     cx.syn_error(err);
                 }
+                bounds::parameter_name(cx, &json_name, name_span);
+                bounds::arg(cx, &arg_attr);
                 if let Some(span) = arg_attr.clamp.set_at()
                     && arg_attr.minimum.is_none()
                     && arg_attr.maximum.is_none()

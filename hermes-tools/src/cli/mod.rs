@@ -14,10 +14,12 @@
 //!
 //! Subcommands: `list` (every tool with emoji, its toolset, the composites including it,
 //! availability or why not, and provenance), `definitions [--toolsets a,b] [--disable c]
-//! [--format F]` (the tools array in a provider's shape; with `--lock PATH [--update]
-//! [--strict]`, every tool checked against a lock file instead: see
-//! [`crate::definitions::lock`]), `toolsets` (each toolset and what it
-//! resolves to), `lint` (the description rules; exit status 1 with findings), `call NAME JSON`
+//! [--format F]` (the tools array in a provider's shape; exit status 1 past a provider's
+//! documented [limit](crate::definitions::limits); with `--lock PATH [--update] [--strict]`,
+//! every tool checked against a lock file instead: see [`crate::definitions::lock`]),
+//! `toolsets` (each toolset and what it resolves to), `lint [--toolsets a,b] [--disable c]
+//! [--all]` (the lint rules and provider limits over the selection; exit status 1 with
+//! findings; `--all` also prints acknowledged findings with their reasons), `call NAME JSON`
 //! (through the call pipeline; the exit status is 1 when the answer is an error; see below for
 //! approval; `call NAME -` reads the arguments from stdin and `call NAME @PATH` from a file,
 //! past the OS limit on one command-line argument), `plugins` (every plugin found: status, tools,
@@ -111,8 +113,19 @@ enum Command {
     },
     /// List toolsets (basic and composite) and the tools each resolves to.
     Toolsets,
-    /// Check every tool's description and parameters against the lint rules.
-    Lint,
+    /// Check every tool's description and parameters against the lint rules, and the list
+    /// against each provider's limits.
+    Lint {
+        /// Comma-separated toolsets to lint, as an agent would select them (default: all).
+        #[arg(long, value_delimiter = ',')]
+        toolsets: Vec<String>,
+        /// Comma-separated toolsets to leave out.
+        #[arg(long, value_delimiter = ',')]
+        disable: Vec<String>,
+        /// Also print the acknowledged findings, with their reasons.
+        #[arg(long)]
+        all: bool,
+    },
     /// Call a tool with JSON arguments and print its answer.
     Call {
         /// The tool's name.
@@ -306,7 +319,17 @@ impl Cli {
                 self.definitions(&mut out, &request)
             }
             Command::Toolsets => self.toolsets(&mut out),
-            Command::Lint => self.lint(&mut out),
+            Command::Lint {
+                toolsets,
+                disable,
+                all,
+            } => {
+                let selection = crate::toolsets::Selection {
+                    enabled: toolsets,
+                    disabled: disable,
+                };
+                self.lint(&mut out, &selection, all)
+            }
             Command::Call {
                 name,
                 arguments,
@@ -456,17 +479,39 @@ impl Cli {
         })
     }
 
-    fn lint(&self, out: &mut impl Write) -> io::Result<ExitCode> {
-        let findings = self.tools().lint();
-        for finding in &findings {
+    fn lint(
+        &self,
+        out: &mut impl Write,
+        selection: &crate::toolsets::Selection,
+        all: bool,
+    ) -> io::Result<ExitCode> {
+        let report = match self.tools().lint_selection(selection) {
+            Ok(report) => report,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return Ok(ExitCode::from(2));
+            }
+        };
+        for finding in &report.findings {
             writeln!(out, "{finding}")?;
         }
-        if findings.is_empty() {
+        if all {
+            for done in &report.acknowledged {
+                writeln!(out, "{} (acknowledged: {})", done.finding, done.reason)?;
+            }
+        }
+        let acknowledged = match report.acknowledged.len() {
+            0 => String::new(),
+            count if all => format!(" ({count} acknowledged)"),
+            count => format!(" ({count} acknowledged: `lint --all` lists them)"),
+        };
+        if report.findings.is_empty() {
             let count = self.tools().snapshot().tools().len();
-            writeln!(out, "lint: {count} tools, no findings")?;
+            writeln!(out, "lint: {count} tools, no findings{acknowledged}")?;
             Ok(ExitCode::SUCCESS)
         } else {
-            writeln!(out, "lint: {} findings", findings.len())?;
+            let count = report.findings.len();
+            writeln!(out, "lint: {count} findings{acknowledged}")?;
             Ok(ExitCode::FAILURE)
         }
     }
@@ -480,6 +525,14 @@ impl Cli {
             Ok(definitions) => {
                 serde_json::to_writer_pretty(&mut *out, &definitions)?;
                 writeln!(out)?;
+                let limits = crate::definitions::limits::check(request.format, definitions.iter());
+                if let Err(violations) = limits {
+                    for violation in &violations {
+                        eprintln!("error: {violation}");
+                    }
+                    eprintln!("error: past {} provider limits", violations.len());
+                    return Ok(ExitCode::FAILURE);
+                }
                 Ok(ExitCode::SUCCESS)
             }
             Err(err) => {

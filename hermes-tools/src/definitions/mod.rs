@@ -43,6 +43,7 @@
 
 pub(crate) mod cache;
 pub(crate) mod formats;
+pub mod limits;
 #[cfg(feature = "lint")]
 #[cfg_attr(docsrs, doc(cfg(feature = "lint")))]
 pub mod lint;

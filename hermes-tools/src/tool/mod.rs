@@ -10,6 +10,7 @@ pub(crate) mod schema;
 
 pub(crate) use rendered::definition as rendered_definition;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
@@ -169,6 +170,15 @@ enum SchemaSource {
     Value(Value),
 }
 
+/// A lint finding a tool's author accepts: the rule's name (`strict-mode`) and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acknowledgement {
+    /// The rule whose findings on the tool are accepted, by name (as `lint` prints it).
+    pub rule: Cow<'static, str>,
+    /// Why they are accepted, shown by `lint --all`.
+    pub reason: Cow<'static, str>,
+}
+
 /// A tool as the registry holds it: from a [`ToolDecl`] or built at run time with [`Tool::builder`].
 pub struct Tool {
     name: Arc<str>,
@@ -204,6 +214,8 @@ pub struct Tool {
     /// Deserializes without calling (static tools only), for the fast/slow comparison.
     parse: Option<ParseFn>,
     provenance: Provenance,
+    /// The lint findings its author accepts.
+    acknowledged: Vec<Acknowledgement>,
     /// Its static definition in each provider format, rendered on first use.
     rendered: rendered::Rendered,
 }
@@ -245,6 +257,14 @@ impl Tool {
             handler: Handler::Static(decl.handler),
             parse: Some(decl.parse),
             provenance: decl.provenance.clone(),
+            acknowledged: decl
+                .acknowledged
+                .iter()
+                .map(|&(rule, reason)| Acknowledgement {
+                    rule: rule.into(),
+                    reason: reason.into(),
+                })
+                .collect(),
             rendered: Default::default(),
         }
     }
@@ -301,6 +321,7 @@ impl Tool {
                 })),
                 parse: None,
                 provenance: Provenance::runtime("runtime", "<runtime>"),
+                acknowledged: Vec::new(),
                 rendered: Default::default(),
             },
         }
@@ -407,6 +428,11 @@ impl Tool {
     /// Where it was declared.
     pub fn provenance(&self) -> &Provenance {
         &self.provenance
+    }
+    /// The lint findings its author accepts (`#[tool(acknowledge(...))]`,
+    /// [`ToolBuilder::acknowledge`]).
+    pub fn acknowledged(&self) -> &[Acknowledgement] {
+        &self.acknowledged
     }
     /// Whether its toolset is an MCP server's (`mcp-*`).
     pub fn is_mcp(&self) -> bool {
@@ -634,6 +660,29 @@ impl ToolBuilder {
     /// ```
     pub fn parallel(mut self, parallel: bool) -> Self {
         self.tool.annotations.parallel = Some(parallel);
+        self
+    }
+    /// Accepts the lint findings of `rule` (its name, such as `strict-mode`) on this tool, for
+    /// `reason`: `lint` then lists them as acknowledged instead of failing, and reports the
+    /// acknowledgement itself once the rule no longer fires. Other rules are unaffected.
+    ///
+    /// ```
+    /// use hermes_tools::tool::Tool;
+    ///
+    /// let tool = Tool::builder("run_js", "code")
+    ///     .acknowledge("strict-mode", "its options are free-form by design")
+    ///     .build();
+    /// assert_eq!(tool.acknowledged()[0].rule, "strict-mode");
+    /// ```
+    pub fn acknowledge(
+        mut self,
+        rule: impl Into<Cow<'static, str>>,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.tool.acknowledged.push(Acknowledgement {
+            rule: rule.into(),
+            reason: reason.into(),
+        });
         self
     }
     /// Where the tool comes from (a plugin's or MCP server's name).

@@ -37,6 +37,44 @@ fn marketing_only() {}
 #[tool(toolset = "bad")]
 fn placeholder() {}
 
+/// Convert a document between the formats pandoc knows, with pandoc's own options.
+#[tool(
+    toolset = "bad",
+    acknowledge(rule = "strict-mode", reason = "pandoc's options are free-form")
+)]
+fn acknowledged_strict(
+    /// Pandoc's options by name, passed as they are.
+    options: serde_json::Map<String, serde_json::Value>,
+    target: String,
+) -> String {
+    format!("{target} {}", options.len())
+}
+
+/// Read the system clock and return the time as RFC 3339 text.
+#[tool(
+    toolset = "bad",
+    acknowledge(rule = "summary", reason = "the summary was a fragment once")
+)]
+fn stale_acknowledgement() -> String {
+    String::new()
+}
+
+/// Look up a word in the dictionary and return its definitions.
+///
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+/// Each definition names its part of speech, its register and the period it dates from, and gives one example sentence taken from a published text, with the title and year of that text.
+#[tool(toolset = "long")]
+fn long_description(
+    /// The word to look up.
+    word: String,
+) -> String {
+    word
+}
+
 /// Read a text file and return its lines, numbered from one.
 #[tool(toolset = "other")]
 fn read_text(

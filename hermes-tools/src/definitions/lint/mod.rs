@@ -30,6 +30,15 @@
 //!   "...", "n/a" and the like), and not marketing alone: when "powerful", "the best",
 //!   "seamless"… are struck out, at least 3 concrete words must remain.
 //!
+//!
+//! The registry's lint ([`ToolRegistry::lint_selection`](crate::ToolRegistry::lint_selection))
+//! adds [`Rule::StrictMode`], [`Rule::SchemaMismatch`] and [`Rule::ProviderLimit`] (the
+//! [limits](crate::definitions::limits) each provider documents, over the list a selection
+//! sends), and honours acknowledgements: `#[tool(acknowledge(rule = "strict-mode", reason =
+//! "…"))]` accepts that rule's findings on that tool only ([`LintReport::acknowledged`], shown
+//! by `lint --all`); an acknowledgement that matches nothing is a
+//! [`Rule::StaleAcknowledgement`].
+//!
 //! # Example
 //!
 //! ```
@@ -53,6 +62,9 @@
 //! ```
 
 mod arguments;
+mod report;
+
+pub use report::{Acknowledged, LintReport};
 
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
@@ -175,11 +187,38 @@ pub enum Rule {
     /// schema admits must deserialize (a serde attribute schemars does not mirror, such as
     /// `deserialize_with` or `rename_all` on one side only, breaks this).
     SchemaMismatch,
+    /// The list a selection sends is within every limit its providers document (tools per
+    /// request, name and description lengths, strict mode's sizes, Gemini's keywords): see
+    /// [`limits`](crate::definitions::limits).
+    ProviderLimit,
+    /// An acknowledgement matches a finding: one whose rule no longer fires on its tool, or
+    /// names no rule, is reported so that it does not outlive its use. It cannot itself be
+    /// acknowledged.
+    StaleAcknowledgement,
 }
 
 impl Rule {
+    /// Every rule, in order.
+    pub const ALL: [Rule; 8] = [
+        Rule::Summary,
+        Rule::ParameterDescription,
+        Rule::CrossToolsetReference,
+        Rule::Placeholder,
+        Rule::StrictMode,
+        Rule::SchemaMismatch,
+        Rule::ProviderLimit,
+        Rule::StaleAcknowledgement,
+    ];
+
+    /// Whether a tool may acknowledge the rule's findings (all but
+    /// [`StaleAcknowledgement`](Rule::StaleAcknowledgement)).
+    pub fn can_be_acknowledged(self) -> bool {
+        self != Rule::StaleAcknowledgement
+    }
+
     /// The rule's name in findings: `summary`, `parameter-description`,
-    /// `cross-toolset-reference`, `placeholder`, `strict-mode` or `schema-mismatch`.
+    /// `cross-toolset-reference`, `placeholder`, `strict-mode`, `schema-mismatch`,
+    /// `provider-limit` or `stale-acknowledgement`.
     pub fn as_str(self) -> &'static str {
         match self {
             Rule::Summary => "summary",
@@ -188,6 +227,8 @@ impl Rule {
             Rule::Placeholder => "placeholder",
             Rule::StrictMode => "strict-mode",
             Rule::SchemaMismatch => "schema-mismatch",
+            Rule::ProviderLimit => "provider-limit",
+            Rule::StaleAcknowledgement => "stale-acknowledgement",
         }
     }
 }
@@ -612,57 +653,6 @@ fn mention_pattern(name: &str) -> Option<Regex> {
         format!(r"(?i)`{escaped}`|(?:^|[^\w-]){escaped}\s+tools?\b")
     };
     Regex::new(&pattern).ok()
-}
-
-impl crate::ToolRegistry {
-    /// Lints every registered tool ([`lint`]); empty means clean.
-    ///
-    /// A crate's own test can assert that its tools are clean:
-    ///
-    /// ```
-    /// let findings = hermes_tools::ToolRegistry::global().lint();
-    /// assert!(findings.is_empty(), "{findings:#?}");
-    /// ```
-    pub fn lint(&self) -> Vec<Finding> {
-        let snapshot = self.snapshot();
-        let tools: Vec<LintTool<'_>> = snapshot
-            .tools()
-            .map(|tool| LintTool {
-                name: tool.name(),
-                toolset: tool.toolset(),
-                description: tool.description(),
-                parameters: tool.parameters(),
-                location: tool.provenance().location(),
-            })
-            .collect();
-        let mut findings = lint(&tools);
-        for tool in snapshot.tools() {
-            let location = tool.provenance().location();
-            let mut add = |rule, message| {
-                findings.push(Finding {
-                    tool: tool.name().to_owned(),
-                    rule,
-                    message,
-                    location: location.clone(),
-                })
-            };
-            if let Some(what) = crate::definitions::formats::strict_inexpressible(tool.parameters())
-            {
-                add(
-                    Rule::StrictMode,
-                    format!(
-                        "{what}, which OpenAI strict mode cannot express; the tool is published \
-                         there with \"strict\": false (declare the keys, or accept it)"
-                    ),
-                );
-            }
-            if let Some(message) = arguments::mismatch(tool) {
-                add(Rule::SchemaMismatch, message);
-            }
-        }
-        sort(&mut findings);
-        findings
-    }
 }
 
 #[cfg(test)]

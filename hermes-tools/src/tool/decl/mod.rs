@@ -187,6 +187,9 @@ pub struct ToolDecl {
     pub parse: fn(&str) -> Result<(), ArgumentsRejected>,
     /// Where the tool was declared.
     pub provenance: Provenance,
+    /// The lint findings its author accepts, as (rule, reason):
+    /// `#[tool(acknowledge(rule = "strict-mode", reason = "…"))]`.
+    pub acknowledged: &'static [(&'static str, &'static str)],
 }
 
 impl ToolDecl {
@@ -230,6 +233,7 @@ impl ToolDecl {
             handler: StaticHandler::Sync(unreachable_call),
             parse: no_parse,
             provenance,
+            acknowledged: &[],
         }
     }
 }
