@@ -298,9 +298,9 @@ pub trait Asker: Send + Sync {
     }
 
     /// Makes the running call a task now, if its caller can follow one (see
-    /// [`ToolContext::into_task`](crate::ToolContext::into_task)); by default nothing
+    /// [`ToolContext::become_task`](crate::ToolContext::become_task)); by default nothing
     /// happens and the call runs on as it is.
-    fn into_task(&self) -> BoxFuture<'static, Result<(), AskError>> {
+    fn become_task(&self) -> BoxFuture<'static, Result<(), AskError>> {
         Box::pin(async { Ok(()) })
     }
 }

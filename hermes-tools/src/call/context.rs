@@ -341,9 +341,9 @@ impl ToolContext {
     /// with the task; questions after it are the task's own (`tasks/update`). Fails with
     /// [`AskError::Failed`] when a question of this round still waits for its answer (the
     /// call then answers `input_required`): return it, with `?`.
-    pub async fn into_task(&self) -> Result<(), AskError> {
+    pub async fn become_task(&self) -> Result<(), AskError> {
         match self.inner.asker.as_ref() {
-            Some(asker) => asker.into_task().await,
+            Some(asker) => asker.become_task().await,
             None => Ok(()),
         }
     }

@@ -585,12 +585,12 @@ impl ToolBuilder {
     }
     /// Makes a call of it by an MCP client that declared the tasks extension ask first, then
     /// become a task: its questions before
-    /// [`ToolContext::into_task`](crate::ToolContext::into_task) are Multi Round-Trip
+    /// [`ToolContext::become_task`](crate::ToolContext::become_task) are Multi Round-Trip
     /// Requests (`input_required`; the tool runs again from the start on each retry, so the
     /// work before a question runs once per round), and the retry whose answers complete
-    /// them answers with the task handle (`resultType: "task"`) at `into_task`. Without it,
+    /// them answers with the task handle (`resultType: "task"`) at `become_task`. Without it,
     /// such a call's first question makes it a task at once. Overrides [`task`](Self::task)'s
-    /// "at once" (the call becomes a task at `into_task`, or when it outlives the server's
+    /// "at once" (the call becomes a task at `become_task`, or when it outlives the server's
     /// threshold); combine with [`task_required`](Self::task_required) for a tool no other
     /// client may call.
     pub fn asks_before_task(mut self, asks: bool) -> Self {

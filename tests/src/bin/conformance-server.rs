@@ -283,7 +283,7 @@ fn failing_job() -> Tool {
 
 /// Ask the user's name, then become a task that greets them (scenario tasks-mrtr-composition,
 /// task support `required`): the question is a Multi Round-Trip Request (`input_required`,
-/// no task yet), and the retry that answers it gets the task handle at `into_task`, the
+/// no task yet), and the retry that answers it gets the task handle at `become_task`, the
 /// task's result naming the user.
 fn test_tool_with_task() -> Tool {
     Tool::builder("test_tool_with_task", TOOLSET)
@@ -295,7 +295,7 @@ fn test_tool_with_task() -> Tool {
                 .with_key("user_name");
             let reply = ctx.elicit(question).await?;
             let name = field(&reply, "name").unwrap_or_else(|| "stranger".to_owned());
-            ctx.into_task().await?;
+            ctx.become_task().await?;
             // The task's work, after the client has the handle.
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
             Ok::<_, AskError>(ToolContent::new().text(format!("Hello, {name}!")))

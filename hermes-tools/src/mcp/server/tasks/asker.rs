@@ -31,10 +31,10 @@ pub(super) struct Question {
 /// What a running call tells its driver.
 pub(super) enum ToDriver {
     /// A question for the task's `inputRequests`.
-    Question(Question),
-    /// The tool reached [`ToolContext::into_task`](crate::ToolContext::into_task): the call
+    Question(Box<Question>),
+    /// The tool reached [`ToolContext::become_task`](crate::ToolContext::become_task): the call
     /// becomes a task (if it is not one yet), then the tool is told to go on.
-    IntoTask(oneshot::Sender<()>),
+    BecomeTask(oneshot::Sender<()>),
 }
 
 /// The asker of a call that is (or may become) a task: each question goes to the driver,
@@ -81,7 +81,7 @@ impl TaskAsker {
         let (answer, answered) = oneshot::channel();
         let sent = self
             .questions
-            .send(ToDriver::Question(Question { request, answer }));
+            .send(ToDriver::Question(Box::new(Question { request, answer })));
         Box::pin(async move {
             sent.map_err(|_| AskError::Failed("the task ended before its question".into()))?;
             let response = answered.await.map_err(|_| {
@@ -146,7 +146,7 @@ impl Asker for TaskAsker {
         }
     }
 
-    fn into_task(&self) -> BoxFuture<'static, Result<(), AskError>> {
+    fn become_task(&self) -> BoxFuture<'static, Result<(), AskError>> {
         if self.round().is_some_and(RoundAsker::waiting) {
             // A question of this round has no answer yet: the call answers `input_required`.
             return Box::pin(async {
@@ -158,7 +158,7 @@ impl Asker for TaskAsker {
             });
         }
         let (told, go_on) = oneshot::channel();
-        let sent = self.questions.send(ToDriver::IntoTask(told));
+        let sent = self.questions.send(ToDriver::BecomeTask(told));
         Box::pin(async move {
             sent.map_err(|_| AskError::Failed("the call ended before it became a task".into()))?;
             go_on.await.map_err(|_| {

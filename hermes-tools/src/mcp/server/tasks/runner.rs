@@ -1,6 +1,6 @@
 //! A call that may become a task, driven to its end: it answers the request directly if it
 //! finishes within the threshold; otherwise (or at its first question, or at once for a tool
-//! declared a task, or where the tool calls `ToolContext::into_task`) it becomes a task, keeps running on this process after the request was
+//! declared a task, or where the tool calls `ToolContext::become_task`) it becomes a task, keeps running on this process after the request was
 //! answered, and writes what happens to the store: progress, questions, the result. It renews
 //! its lease while it runs, takes the answers and the cancel request other processes stored,
 //! and stops the call (dropping it: the tools' own cancellation, which kills a terminal
@@ -184,8 +184,8 @@ impl Launch {
                         is_task.store(true, Ordering::Release);
                     }
                     let question = match told {
-                        ToDriver::Question(question) => question,
-                        ToDriver::IntoTask(go_on) => {
+                        ToDriver::Question(question) => *question,
+                        ToDriver::BecomeTask(go_on) => {
                             let _ = go_on.send(());
                             continue;
                         }
