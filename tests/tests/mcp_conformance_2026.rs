@@ -25,15 +25,7 @@ const REVISION: &str = "2026-07-28";
 
 /// Scenarios left, and why: any of their checks may fail (not all may succeed: the scenario
 /// then leaves this list).
-const SCENARIOS_LEFT: [(&str, &str); 5] = [
-    (
-        "tasks-mrtr-composition",
-        "its tool test_tool_with_task must first ask through a Multi Round-Trip Request \
-         (input_required, no task) and become a task only on the retry; here a question of \
-         a client that declared the tasks extension makes the call a task at once (its \
-         inputRequests answered by tasks/update, the call suspended rather than re-run: \
-         mcp::server::tasks), so there is no such fixture",
-    ),
+const SCENARIOS_LEFT: [(&str, &str); 4] = [
     (
         "input-required-result-basic-list-roots",
         "a tool cannot ask for the client's roots: ToolContext has elicit and sample, no \

@@ -5,7 +5,9 @@
 //! gone; a task outlives its client and is fetched over a new connection; an expired or
 //! unknown task id is -32602 naming it; a tool that panics fails its task, and a task-only
 //! tool refuses a client without the extension (-32021). The servers are `conformance-server`
-//! (fixtures `slow_steps`, `greet_in_task`, `protocol_error_job`, `failing_job`) and `example-server` (`terminal`), run as a user would.
+//! (fixtures `slow_steps`, `greet_in_task`, `protocol_error_job`, `failing_job`,
+//! `test_tool_with_task`, which asks through a Multi Round-Trip Request before it becomes a
+//! task) and `example-server` (`terminal`), run as a user would.
 //!
 //! (FastMCP 4.1.6's `Client` speaks the tasks extension once its `fastmcp-tasks` package is
 //! imported (declaring it, polling `tasks/get`, answering with `tasks/update`); these tests
@@ -356,4 +358,80 @@ async fn a_cancelled_task_ends_cancelled_and_its_processes_are_gone() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tool_that_asks_first_answers_input_required_then_a_task_on_the_retry() {
+    let server = HttpServer::start();
+    let client = connect(&server.url, true).await;
+    // `test_tool_with_task` asks before it becomes a task (`asks_before_task`): round one is a
+    // Multi Round-Trip Request, no task.
+    let first = call(&client, "test_tool_with_task", json!({})).await;
+    let CallToolResponse::InputRequired(first) = first else {
+        panic!("expected input_required, got {first:?}")
+    };
+    let requests = first.input_requests.clone().expect("inputRequests");
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["user_name"]);
+    let state = first.request_state.clone().expect("a sealed requestState");
+    assert!(
+        !serde_json::to_value(&first)
+            .unwrap()
+            .to_string()
+            .contains("taskId"),
+        "round one carries no task: {first:?}"
+    );
+
+    let answer = json!({"action": "accept", "content": {"name": "Ada"}});
+    let responses: rmcp::model::InputResponses =
+        [("user_name".to_owned(), answer)].into_iter().collect();
+    let retry = |state: String| {
+        CallToolRequestParams::new("test_tool_with_task")
+            .with_arguments(serde_json::Map::new())
+            .with_input_responses(responses.clone())
+            .with_request_state(state)
+    };
+    // A state altered by the client is refused, naming it.
+    // (A character in the middle: the last one of base64 may carry only padding bits.)
+    let middle = state.len() / 2;
+    let swapped = if &state[middle..=middle] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    let forged = format!("{}{swapped}{}", &state[..middle], &state[middle + 1..]);
+    let refused = client
+        .call_tool_once(retry(forged))
+        .await
+        .expect_err("a forged requestState is refused")
+        .to_string();
+    assert!(refused.contains("requestState refused"), "{refused}");
+
+    // The retry that answers the question gets the task handle, and no MRTR members.
+    let second = client
+        .call_tool_once(retry(state))
+        .await
+        .expect("the retry answers");
+    let CallToolResponse::Task(created) = &second else {
+        panic!("expected a task, got {second:?}")
+    };
+    let sent = serde_json::to_value(created).unwrap();
+    assert!(
+        sent.get("requestState").is_none() && sent.get("inputRequests").is_none(),
+        "{sent}"
+    );
+    let id = task_id(&second);
+    let seen = poll_until(&client, &id, Duration::from_secs(10), |state| {
+        state["status"] == "completed"
+    })
+    .await;
+    assert_eq!(text(&seen.last().unwrap()["result"]), "Hello, Ada!");
+
+    // Task-only: a client without the extension is told to declare it.
+    let plain = connect(&server.url, false).await;
+    let refused = plain
+        .call_tool_once(CallToolRequestParams::new("test_tool_with_task"))
+        .await
+        .expect_err("a client without the tasks extension is refused")
+        .to_string();
+    assert!(refused.contains("-32021"), "{refused}");
 }

@@ -296,6 +296,13 @@ pub trait Asker: Send + Sync {
     fn asked_unavailable(&self, what: &'static str) {
         let _ = what;
     }
+
+    /// Makes the running call a task now, if its caller can follow one (see
+    /// [`ToolContext::become_task`](crate::ToolContext::become_task)); by default nothing
+    /// happens and the call runs on as it is.
+    fn become_task(&self) -> BoxFuture<'static, Result<(), AskError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The error of asking for `what` (elicitation, sampling) when nobody offers it.

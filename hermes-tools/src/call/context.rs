@@ -329,6 +329,25 @@ impl ToolContext {
         }
     }
 
+    /// Ends the call's asking phase: over MCP, a call of a client that declared the tasks
+    /// extension becomes a task here (the request is answered with the task handle,
+    /// `resultType: "task"`, and the tool runs on); for any other caller nothing happens and
+    /// the tool runs on within the call.
+    ///
+    /// With [`ToolBuilder::asks_before_task`](crate::tool::ToolBuilder::asks_before_task),
+    /// the questions a tool asks before this point are Multi Round-Trip Requests
+    /// (`input_required`, the tool run again from the start on each retry: the work before
+    /// the question runs once per round), and the round whose answers complete them answers
+    /// with the task; questions after it are the task's own (`tasks/update`). Fails with
+    /// [`AskError::Failed`] when a question of this round still waits for its answer (the
+    /// call then answers `input_required`): return it, with `?`.
+    pub async fn become_task(&self) -> Result<(), AskError> {
+        match self.inner.asker.as_ref() {
+            Some(asker) => asker.become_task().await,
+            None => Ok(()),
+        }
+    }
+
     /// [`elicit`](Self::elicit) for a sync tool: blocks this thread until the user answers.
     /// Declare such a tool `blocking`, so that its wait for a person holds no runtime worker:
     /// on a current-thread runtime a tool that is not `blocking` runs on the only worker, which

@@ -523,12 +523,12 @@
 //!   requirement set for protocol 2026-07-28 (`--requirements 2026-07-28`: `server-stateless`,
 //!   `caching`, the 14 `input-required-result-*` MRTR scenarios, `http-header-validation`,
 //!   `json-schema-2020-12`, the tasks extension...) against `serve` over Streamable HTTP. Every
-//!   check passes (178 of 191, the 9 tasks scenarios' included but one) except a reasoned list in
-//!   `tests/tests/mcp_conformance_2026.rs`: `tasks-mrtr-composition` (a question of a client
-//!   that declared tasks makes the call a task at once, where the scenario wants one Multi
-//!   Round-Trip Request first), `roots/list` and MRTR on `prompts/get` (a tool cannot ask for
-//!   roots, a prompt cannot ask), SEP-2243 `x-mcp-header` (unscored), and two SHOULDs on a retry
-//!   without its `requestState` (refused: answers are matched to questions through the state).
+//!   check passes (179 of 191, the 9 tasks scenarios' included, `tasks-mrtr-composition` through
+//!   a tool that asks first, then becomes a task: `ToolBuilder::asks_before_task`) except a
+//!   reasoned list in `tests/tests/mcp_conformance_2026.rs`: `roots/list` and MRTR on
+//!   `prompts/get` (a tool cannot ask for roots, a prompt cannot ask), SEP-2243 `x-mcp-header`
+//!   (unscored), and two SHOULDs on a retry without its `requestState` (refused: answers are
+//!   matched to questions through the state).
 //! - our client in the 2026-07-28 era following the tasks of third-party servers: rmcp 3.11's
 //!   own (`rmcp-task-server`, its `TaskManager` behind its Streamable HTTP service; progress, a
 //!   question inside a task, a dropped and a timed-out call cancelling the task, seen by the

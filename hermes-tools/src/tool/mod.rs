@@ -200,6 +200,9 @@ pub struct Tool {
     task: bool,
     /// Whether it can only be called as a task ([`ToolBuilder::task_required`]).
     task_required: bool,
+    /// Whether it asks through `input_required` rounds before it becomes a task
+    /// ([`ToolBuilder::asks_before_task`]).
+    asks_before_task: bool,
     raw_output: bool,
     annotations: Annotations,
     clamped: Vec<String>,
@@ -246,6 +249,7 @@ impl Tool {
             blocking: decl.blocking,
             task: decl.task,
             task_required: false,
+            asks_before_task: false,
             raw_output: decl.raw_output,
             annotations: decl.annotations,
             clamped: decl.clamped.iter().map(|s| (*s).to_owned()).collect(),
@@ -308,6 +312,7 @@ impl Tool {
                 blocking: false,
                 task: false,
                 task_required: false,
+                asks_before_task: false,
                 raw_output: false,
                 annotations: Annotations::default(),
                 clamped: Vec::new(),
@@ -409,6 +414,11 @@ impl Tool {
     /// client that did not declare the tasks extension is refused (-32021) instead of served.
     pub fn requires_task(&self) -> bool {
         self.task_required
+    }
+    /// Whether an MCP client's call of it asks its questions before becoming a task
+    /// ([`ToolBuilder::asks_before_task`]).
+    pub fn asks_before_task(&self) -> bool {
+        self.asks_before_task
     }
     /// Whether its answers reach the model unredacted (`#[tool(raw_output)]`; the config may
     /// say otherwise, see [`Config::redacts_answers_of`](crate::config::Config::redacts_answers_of)).
@@ -621,6 +631,20 @@ impl ToolBuilder {
     pub fn task_required(mut self, required: bool) -> Self {
         self.tool.task_required = required;
         self.tool.task |= required;
+        self
+    }
+    /// Makes a call of it by an MCP client that declared the tasks extension ask first, then
+    /// become a task: its questions before
+    /// [`ToolContext::become_task`](crate::ToolContext::become_task) are Multi Round-Trip
+    /// Requests (`input_required`; the tool runs again from the start on each retry, so the
+    /// work before a question runs once per round), and the retry whose answers complete
+    /// them answers with the task handle (`resultType: "task"`) at `become_task`. Without it,
+    /// such a call's first question makes it a task at once. Overrides [`task`](Self::task)'s
+    /// "at once" (the call becomes a task at `become_task`, or when it outlives the server's
+    /// threshold); combine with [`task_required`](Self::task_required) for a tool no other
+    /// client may call.
+    pub fn asks_before_task(mut self, asks: bool) -> Self {
+        self.tool.asks_before_task = asks;
         self
     }
     /// Lets its answers reach the model unredacted. Only for a tool whose purpose is to show

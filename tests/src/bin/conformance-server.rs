@@ -46,7 +46,7 @@ const SILENT_WAV: &str = "UklGRiUAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQ
 const RED_PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
 
 /// The fixture tools, declared with `#[tool(unlisted)]`: registered in [`REGISTRY`] only.
-fn fixtures() -> [Tool; 34] {
+fn fixtures() -> [Tool; 35] {
     [
         Tool::from_decl(&TEST_SIMPLE_TEXT_TOOL),
         Tool::from_decl(&TEST_ERROR_HANDLING_TOOL),
@@ -79,6 +79,7 @@ fn fixtures() -> [Tool; 34] {
         Tool::from_decl(&GREET_TOOL),
         Tool::from_decl(&SLOW_COMPUTE_TOOL),
         failing_job(),
+        test_tool_with_task(),
         Tool::from_decl(&PROTOCOL_ERROR_JOB_TOOL),
         Tool::from_decl(&CONFIRM_DELETE_TOOL),
         Tool::from_decl(&MULTI_INPUT_TOOL),
@@ -276,6 +277,28 @@ fn failing_job() -> Tool {
         .async_handler(|_args, _ctx| async {
             tokio::time::sleep(std::time::Duration::from_secs(1)).await;
             hermes_tools::ToolAnswer::error("failing_job always fails")
+        })
+        .build()
+}
+
+/// Ask the user's name, then become a task that greets them (scenario tasks-mrtr-composition,
+/// task support `required`): the question is a Multi Round-Trip Request (`input_required`,
+/// no task yet), and the retry that answers it gets the task handle at `become_task`, the
+/// task's result naming the user.
+fn test_tool_with_task() -> Tool {
+    Tool::builder("test_tool_with_task", TOOLSET)
+        .description("Ask the user's name, then greet them from a task (task support required).")
+        .task_required(true)
+        .asks_before_task(true)
+        .async_handler(|_args, ctx| async move {
+            let question = Elicitation::new("What is your name?", one_field("name", "string"))
+                .with_key("user_name");
+            let reply = ctx.elicit(question).await?;
+            let name = field(&reply, "name").unwrap_or_else(|| "stranger".to_owned());
+            ctx.become_task().await?;
+            // The task's work, after the client has the handle.
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            Ok::<_, AskError>(ToolContent::new().text(format!("Hello, {name}!")))
         })
         .build()
 }

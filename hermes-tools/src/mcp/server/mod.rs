@@ -171,7 +171,11 @@
 //!   once for a tool declared `#[tool(task)]` ([`ToolBuilder::task`](crate::tool::ToolBuilder::task)),
 //!   or at its first question: inside a task, [`elicit`](crate::ToolContext::elicit) and
 //!   [`sample`](crate::ToolContext::sample) wait for the client's `tasks/update` (the call is
-//!   suspended, **not** run again as in a Multi Round-Trip Request);
+//!   suspended, **not** run again as in a Multi Round-Trip Request), or where it calls
+//!   [`become_task`](crate::ToolContext::become_task); a tool declared
+//!   [`asks_before_task`](crate::tool::ToolBuilder::asks_before_task) asks through Multi
+//!   Round-Trip Requests until `become_task` (re-run per round), and the retry that answers
+//!   them gets the task handle;
 //! - [`progress`](crate::ToolContext::progress) reports become the task's `statusMessage` (the
 //!   latest, written at most every 250 ms); log messages are not kept;
 //! - `tasks/cancel` drops the call, as a client's cancellation always did: an async tool stops

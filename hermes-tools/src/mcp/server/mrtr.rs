@@ -21,6 +21,11 @@
 //! - a question that changed since the round it was put in (other text, another form) is a
 //!   new question: its old answer is not used for it.
 //!
+//! A call of a client that declared the tasks extension asks this way too until it becomes a
+//! task, when its tool is declared to ask first
+//! ([`ToolBuilder::asks_before_task`](crate::tool::ToolBuilder::asks_before_task); see
+//! `tasks/`).
+//!
 //! # `requestState` is the caller's input
 //!
 //! A client can send anything as `requestState`, so it is sealed with HMAC-SHA256 (rmcp's
@@ -417,6 +422,11 @@ impl Round {
         None
     }
 
+    /// Whether the run left a question without its answer (so far).
+    pub(super) fn waiting(&self) -> bool {
+        !self.asked.lock().pending.is_empty()
+    }
+
     /// The `input_required` result, when the run left questions without an answer: the
     /// questions, and the state the retry must echo, sealed for `tool` and `arguments`.
     pub(super) fn input_required(
@@ -479,6 +489,11 @@ const PENDING: &str = "the question was sent to the MCP client (input_required):
 pub(super) struct RoundAsker(pub(super) Arc<Round>);
 
 impl RoundAsker {
+    /// Whether the run left a question of this round without its answer.
+    pub(super) fn waiting(&self) -> bool {
+        self.0.waiting()
+    }
+
     /// The answer to `request` (sent as `kind`), parsed by `parse`, or the question pending.
     fn ask<T, R: serde::de::DeserializeOwned>(
         &self,

@@ -2,6 +2,8 @@
 //! answers them): `tasks/get`, `tasks/update`, `tasks/cancel`; and a `tools/call` that may
 //! become a task.
 
+use std::sync::Arc;
+
 use rmcp::ErrorData;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CreateTaskResult, GetTaskResult, InputResponses,
@@ -111,11 +113,26 @@ impl ToolServer {
         args: String,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let at_once = self
-            .registry
-            .get(&name)
-            .is_some_and(|tool| tool.runs_as_task());
+        let tool = self.registry.get(&name);
+        let asks_first = tool.as_ref().is_some_and(|tool| tool.asks_before_task());
+        let at_once = !asks_first && tool.as_ref().is_some_and(|tool| tool.runs_as_task());
         let capabilities = context.client_capabilities();
+        // A tool that asks before it becomes a task: its questions until then are a Multi
+        // Round-Trip round (mrtr.rs), opened from the retry's state and answers.
+        let round = if asks_first {
+            let sealing = self.sealing()?;
+            let round = Arc::new(mrtr::Round::open(
+                &sealing,
+                &name,
+                request.arguments.as_ref(),
+                request.request_state.as_deref(),
+                request.input_responses.as_ref(),
+                capabilities.as_ref(),
+            )?);
+            Some((sealing, round))
+        } else {
+            None
+        };
         let progress_to = context
             .meta
             .get_progress_token()
@@ -130,6 +147,7 @@ impl ToolServer {
             name,
             args,
             at_once,
+            round: round.as_ref().map(|(_, round)| Arc::clone(round)),
             offers: mrtr::offers(capabilities.as_ref()),
             progress_to,
             finish: Box::new(move |answer| {
@@ -149,7 +167,22 @@ impl ToolServer {
             }
         };
         match outcome {
-            Ok(Outcome::Answer(answer)) => Ok(call::result(&answer, &listing, &request.name)),
+            Ok(Outcome::Answer(answer)) => {
+                if let Some((sealing, round)) = round {
+                    // The run ended on a question without its answer: the client is asked.
+                    if let Some(required) =
+                        round.input_required(&sealing, &request.name, request.arguments.as_ref())?
+                    {
+                        return Ok(CallToolResponse::InputRequired(required));
+                    }
+                    if answer.is_error()
+                        && let Some(required) = round.undeclared()
+                    {
+                        return Err(ErrorData::missing_required_client_capability(required));
+                    }
+                }
+                Ok(call::result(&answer, &listing, &request.name))
+            }
             Ok(Outcome::Task(task)) => Ok(CallToolResponse::Task(CreateTaskResult::new(task))),
             Ok(Outcome::Failed(err)) => Err(err),
             Err(_) => Err(ErrorData::internal_error(

@@ -17,6 +17,17 @@
 //!   `inputRequests` (status `input_required`), answered by `tasks/update`, and the tool's
 //!   `elicit` returns that answer. The call is suspended meanwhile, not run again (unlike a
 //!   Multi Round-Trip Request), so work before the question runs once.
+//! - where the tool calls [`ToolContext::become_task`](crate::ToolContext::become_task).
+//!
+//! A tool declared to ask first
+//! ([`ToolBuilder::asks_before_task`](crate::tool::ToolBuilder::asks_before_task)) turns the
+//! third rule around: its questions before `become_task` are Multi Round-Trip Requests (the
+//! call answers `input_required` with no task, and the client's retry carrying
+//! `inputResponses` and the sealed `requestState` runs the tool again from the start, see
+//! `mrtr.rs`: the work before the question runs once per round), and the retry whose answers
+//! complete them answers with the task handle when the run reaches `become_task`. Questions
+//! after that point are the task's (`tasks/update`); so are those of a call that outlived
+//! [`task_after`](ToolServer::task_after) first.
 //!
 //! The call then runs on in the serving process, whatever becomes of the request or of the
 //! client's connection: a client may go away and fetch the result later, from any replica

@@ -1,6 +1,6 @@
 //! A call that may become a task, driven to its end: it answers the request directly if it
 //! finishes within the threshold; otherwise (or at its first question, or at once for a tool
-//! declared a task) it becomes a task, keeps running on this process after the request was
+//! declared a task, or where the tool calls `ToolContext::become_task`) it becomes a task, keeps running on this process after the request was
 //! answered, and writes what happens to the store: progress, questions, the result. It renews
 //! its lease while it runs, takes the answers and the cancel request other processes stored,
 //! and stops the call (dropping it: the tools' own cancellation, which kills a terminal
@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use parking_lot::Mutex;
@@ -19,9 +20,10 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::Tasks;
-use super::asker::{Question, TaskAsker};
+use super::asker::{TaskAsker, ToDriver};
 use super::record::{TaskProgress, TaskRecord, now_ms};
 use crate::call::Progress;
+use crate::mcp::server::mrtr::{Round, RoundAsker};
 use crate::{CallOptions, ToolAnswer, ToolContext, ToolRegistry};
 
 /// How a call that may become a task answers its request.
@@ -48,6 +50,9 @@ pub(in crate::mcp::server) struct Launch {
     pub(in crate::mcp::server) args: String,
     /// Whether it becomes a task at once (a tool declared so).
     pub(in crate::mcp::server) at_once: bool,
+    /// The call's Multi Round-Trip round, for a tool that asks before it becomes a task
+    /// (its questions are answered by it until then).
+    pub(in crate::mcp::server) round: Option<Arc<Round>>,
     /// The client's declared (form elicitation, sampling).
     pub(in crate::mcp::server) offers: (bool, bool),
     /// Where progress goes before the call is a task: the request's peer and token.
@@ -89,18 +94,22 @@ impl Launch {
             name,
             args,
             at_once,
+            round,
             offers,
             progress_to,
             finish,
         } = self;
         let (reports_to, mut reports) = mpsc::unbounded_channel::<Progress>();
-        let (questions_to, mut questions) = mpsc::unbounded_channel::<Question>();
+        let (questions_to, mut questions) = mpsc::unbounded_channel::<ToDriver>();
+        let is_task = Arc::new(AtomicBool::new(false));
         let ctx = ctx
             .with_progress(move |progress| {
                 let _ = reports_to.send(progress.clone());
             })
             .with_asker(TaskAsker {
                 questions: questions_to,
+                round: round.map(RoundAsker),
+                promoted: Arc::clone(&is_task),
                 elicitation: offers.0,
                 sampling: offers.1,
             });
@@ -161,17 +170,26 @@ impl Launch {
                 }
                 () = &mut deadline, if task.is_none() => {
                     match promote(&tasks, &tool, latest.take(), &mut reply).await {
-                        Some(promoted) => task = Some(promoted),
+                        Some(made) => task = Some(made),
                         None => return,
                     }
+                    is_task.store(true, Ordering::Release);
                 }
-                Some(question) = questions.recv() => {
+                Some(told) = questions.recv() => {
                     if task.is_none() {
                         match promote(&tasks, &tool, latest.take(), &mut reply).await {
-                            Some(promoted) => task = Some(promoted),
+                            Some(made) => task = Some(made),
                             None => return,
                         }
+                        is_task.store(true, Ordering::Release);
                     }
+                    let question = match told {
+                        ToDriver::Question(question) => *question,
+                        ToDriver::BecomeTask(go_on) => {
+                            let _ = go_on.send(());
+                            continue;
+                        }
+                    };
                     if let Some(promoted) = task.as_mut() {
                         let key = format!("input-{}", promoted.next_key);
                         promoted.next_key += 1;
