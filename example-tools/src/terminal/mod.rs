@@ -223,16 +223,13 @@ fn is_executable(path: &Path) -> bool {
 
 /// Run a shell command in the workspace root and return its output and exit code.
 ///
-/// The command runs with `sh -c` and no input; stdout and stderr are combined. Use it to build,
-/// test, run programs, use git and install packages. Long output is cut in the middle. A
-/// command still running after `timeout` seconds is killed, and so is everything it started
-/// when it ends: background jobs do not survive the call, so do not start servers or watchers.
-/// If the client disconnects, the command runs on for it to resume the answer, until the
-/// server's session idle timeout; then it is killed.
+/// Runs `sh -c` with no input; stdout and stderr combined, long output cut in the middle. Use
+/// it to build, test, run programs, use git and install packages. After `timeout` seconds the
+/// command is killed with everything it started; background jobs end with the call, so do not
+/// start servers or watchers.
 ///
-/// Each call may need the user's approval. Only a few environment variables (PATH, HOME,
-/// locale) are passed on; API keys are not. Whether the shell runs in a sandbox depends on
-/// the machine and its configuration (see below).
+/// Each call may need the user's approval. Only PATH, HOME and the locale are passed on; API
+/// keys are not.
 ///
 /// # Arguments
 /// * `command` - The command line to run, such as 'cargo test 2>&1 | tail -20'.

@@ -233,10 +233,9 @@ impl Plan {
     pub(super) fn describe(&self) -> String {
         match self {
             Plan::Sandboxed(sandbox) => format!(
-                "Sandbox: on. The command runs in an isolated sandbox: only the workspace is \
-                 writable (and /tmp and the home directory, which are empty and discarded \
-                 after the call); system directories are read-only; other files of the \
-                 machine, the agent's processes{} are out of reach; at most {} processes.",
+                "Sandbox: on. Only the workspace is writable (/tmp and home start empty and \
+                 are discarded); system directories are read-only; other files, the agent's \
+                 processes{} are out of reach; at most {} processes.",
                 if sandbox.settings.network {
                     ""
                 } else {
@@ -244,8 +243,8 @@ impl Plan {
                 },
                 sandbox.settings.max_processes
             ),
-            Plan::Unsandboxed { .. } => "Sandbox: off. This shell runs as the user running the \
-                 agent and can reach anything that user can, outside the workspace too."
+            Plan::Unsandboxed { .. } => "Sandbox: off. The shell runs as the agent's user and \
+                 can reach what that user can, outside the workspace too."
                 .to_owned(),
         }
     }
