@@ -70,7 +70,7 @@ fn update_creates_the_lock_and_a_check_against_it_passes_strictly() {
     let text = std::fs::read_to_string(&lock).unwrap();
     assert!(text.contains("\"read_file\": {"), "one block per tool");
     assert!(
-        text.contains("\"source\": \"example-tools/src/files.rs:"),
+        text.contains("\"source\": \"example-tools/src/files/read.rs:"),
         "file:line kept"
     );
     let output = check(&lock, &["--strict"], None);
@@ -96,7 +96,7 @@ fn a_breaking_change_exits_1_until_it_is_accepted() {
     assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
     let report = stdout(&output);
     assert!(
-        report.contains("example-tools/src/files.rs:")
+        report.contains("example-tools/src/files/read.rs:")
             && report
                 .contains("tool `read_file` [breaking] parameter `encoding`: parameter removed"),
         "{report}"

@@ -9,57 +9,14 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hermes_tools::call::Asker;
-use hermes_tools::config::{Config, McpProtocol, McpServerConfig};
-use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
-use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
-use support::{Answering, HttpServer};
+use hermes_tools::{ToolContext, ToolRegistry};
+use support::{Answering, HttpServer, modern_client, recording_progress};
 
 /// rmcp's task server.
 const RMCP_TASKS: &str = env!("CARGO_BIN_EXE_rmcp-task-server");
 
 /// The task id our client reports first, as progress.
 const TASK_PREFIX: &str = "the server runs this call as task ";
-
-/// Our client of `url` in the modern era, with `asker` and `call_timeout_secs`; the registry
-/// holding its tools.
-async fn connect(
-    url: &str,
-    asker: Arc<Answering>,
-    timeout_secs: u64,
-) -> (ToolRegistry, McpClients) {
-    let mut server = McpServerConfig::http(url);
-    server.protocol = McpProtocol::Modern;
-    server.call_timeout_secs = timeout_secs;
-    let config = Config {
-        mcp_servers: [("rmcp".to_owned(), server)].into(),
-        ..Config::default()
-    };
-    let options = McpOptions {
-        asker: Some(asker as Arc<dyn Asker>),
-        ..McpOptions::default()
-    };
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
-    let status = clients.status("rmcp").unwrap();
-    assert!(
-        matches!(status.state, ServerState::Running { .. }),
-        "{status}"
-    );
-    (registry, clients)
-}
-
-/// A context recording every progress message the call reports.
-fn recording() -> (ToolContext, Arc<Mutex<Vec<String>>>) {
-    let reports = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&reports);
-    let ctx = ToolContext::new().with_progress(move |p| {
-        sink.lock()
-            .unwrap()
-            .push(p.message.clone().unwrap_or_default());
-    });
-    (ctx, reports)
-}
 
 /// The text of a tool's answer (the registry's `{"result": TEXT}`).
 fn text_of(answer: &str) -> String {
@@ -97,8 +54,8 @@ async fn assert_cancel_seen(registry: &ToolRegistry, id: &str) {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_rmcp_task_is_followed_to_its_result_with_its_progress() {
     let server = HttpServer::start_with(RMCP_TASKS, &[]);
-    let (registry, clients) = connect(&server.url, Arc::default(), 60).await;
-    let (ctx, reports) = recording();
+    let (registry, clients) = modern_client("rmcp", &server.url, Arc::default(), 60).await;
+    let (ctx, reports) = recording_progress();
     let answer = registry
         .call(
             "mcp__rmcp__slow_steps",
@@ -130,8 +87,8 @@ async fn an_rmcp_task_is_followed_to_its_result_with_its_progress() {
 async fn an_rmcp_tasks_question_is_answered_through_the_asker() {
     let server = HttpServer::start_with(RMCP_TASKS, &[]);
     let asker = Arc::new(Answering::default());
-    let (registry, clients) = connect(&server.url, Arc::clone(&asker), 60).await;
-    let (ctx, reports) = recording();
+    let (registry, clients) = modern_client("rmcp", &server.url, Arc::clone(&asker), 60).await;
+    let (ctx, reports) = recording_progress();
     let answer = registry.call("mcp__rmcp__greet_in_task", "{}", &ctx).await;
     assert!(!answer.is_error(), "{answer}");
     assert_eq!(text_of(answer.as_str()), "Hello, Ada!");
@@ -147,8 +104,8 @@ async fn an_rmcp_tasks_question_is_answered_through_the_asker() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_dropped_call_cancels_its_rmcp_task() {
     let server = HttpServer::start_with(RMCP_TASKS, &[]);
-    let (registry, clients) = connect(&server.url, Arc::default(), 60).await;
-    let (ctx, reports) = recording();
+    let (registry, clients) = modern_client("rmcp", &server.url, Arc::default(), 60).await;
+    let (ctx, reports) = recording_progress();
     // 100 steps of 200 ms; the caller gives up after 1.5 s.
     let call = registry.call(
         "mcp__rmcp__slow_steps",
@@ -164,8 +121,8 @@ async fn a_dropped_call_cancels_its_rmcp_task() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_call_past_its_timeout_cancels_its_rmcp_task() {
     let server = HttpServer::start_with(RMCP_TASKS, &[]);
-    let (registry, clients) = connect(&server.url, Arc::default(), 1).await;
-    let (ctx, reports) = recording();
+    let (registry, clients) = modern_client("rmcp", &server.url, Arc::default(), 1).await;
+    let (ctx, reports) = recording_progress();
     // 100 steps of 200 ms: far past the call's 1 s.
     let answer = registry
         .call(

@@ -10,53 +10,21 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hermes_tools::call::Asker;
-use hermes_tools::config::{Config, McpProtocol, McpServerConfig};
-use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
-use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
+use hermes_tools::ToolContext;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, GetTaskParams, Implementation, ProtocolVersion, TaskStatus,
 };
 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::json;
-use support::{Answering, HttpServer, SERVER};
-
-/// Our client of `url` in the modern era, with `asker`; the registry holding its tools.
-async fn connect(url: &str, asker: Arc<Answering>) -> (ToolRegistry, McpClients) {
-    let mut server = McpServerConfig::http(url);
-    server.protocol = McpProtocol::Modern;
-    server.call_timeout_secs = 60;
-    let config = Config {
-        mcp_servers: [("conf".to_owned(), server)].into(),
-        ..Config::default()
-    };
-    let options = McpOptions {
-        asker: Some(asker as Arc<dyn Asker>),
-        ..McpOptions::default()
-    };
-    let registry = ToolRegistry::new();
-    let clients = McpClients::start_with(&registry, &config, &Selection::default(), options).await;
-    let status = clients.status("conf").unwrap();
-    assert!(
-        matches!(status.state, ServerState::Running { .. }),
-        "{status}"
-    );
-    (registry, clients)
-}
+use support::{Answering, HttpServer, SERVER, modern_client, recording_progress};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_call_run_as_a_task_is_followed_to_its_result_with_its_progress() {
     // `--task-after-secs 0`: every call of a client that declared tasks becomes one.
     let server = HttpServer::start_with(SERVER, &["--task-after-secs", "0"]);
-    let (registry, clients) = connect(&server.url, Arc::default()).await;
-    let reports = Arc::new(Mutex::new(Vec::new()));
-    let sink = Arc::clone(&reports);
-    let ctx = ToolContext::new().with_progress(move |p| {
-        sink.lock()
-            .unwrap()
-            .push(p.message.clone().unwrap_or_default());
-    });
+    let (registry, clients) = modern_client("conf", &server.url, Arc::default(), 60).await;
+    let (ctx, reports) = recording_progress();
     let answer = registry
         .call(
             "mcp__conf__slow_steps",
@@ -82,7 +50,7 @@ async fn a_long_call_run_as_a_task_is_followed_to_its_result_with_its_progress()
 async fn a_tasks_question_is_answered_through_the_asker() {
     let server = HttpServer::start();
     let asker = Arc::new(Answering::default());
-    let (registry, clients) = connect(&server.url, Arc::clone(&asker)).await;
+    let (registry, clients) = modern_client("conf", &server.url, Arc::clone(&asker), 60).await;
     let answer = registry
         .call("mcp__conf__greet_in_task", "{}", &ToolContext::new())
         .await;
@@ -99,7 +67,7 @@ async fn a_tasks_question_is_answered_through_the_asker() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_call_given_up_on_cancels_its_task_at_the_server() {
     let server = HttpServer::start_with(SERVER, &["--task-after-secs", "0"]);
-    let (registry, clients) = connect(&server.url, Arc::default()).await;
+    let (registry, clients) = modern_client("conf", &server.url, Arc::default(), 60).await;
     let ids = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&ids);
     let ctx = ToolContext::new().with_progress(move |p| {

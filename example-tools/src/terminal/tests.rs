@@ -428,9 +428,6 @@ fn declared_as_hermes_declares_it() {
     assert_eq!(props["timeout"]["default"], 180);
     assert_eq!(props["timeout"]["maximum"], 600);
     let description = tool.description();
-    assert!(
-        description.contains("Whether the shell runs in a sandbox"),
-        "{description}"
-    );
-    assert!(description.contains("background jobs do not survive the call"));
+    assert!(description.contains("API keys are not"), "{description}");
+    assert!(description.contains("background jobs end with the call"));
 }

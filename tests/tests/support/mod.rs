@@ -340,3 +340,54 @@ impl hermes_tools::call::Asker for Answering {
         Box::pin(async move { Ok(hermes_tools::call::ElicitationReply::Accept(values)) })
     }
 }
+
+/// Our MCP client of the server `name` at `url`, in the 2026-07-28 era, with `asker` and
+/// `call_timeout_secs`; the registry holding its tools. Panics unless the server is running.
+pub async fn modern_client(
+    name: &str,
+    url: &str,
+    asker: std::sync::Arc<Answering>,
+    timeout_secs: u64,
+) -> (
+    hermes_tools::ToolRegistry,
+    hermes_tools::mcp::client::McpClients,
+) {
+    use hermes_tools::config::{Config, McpProtocol, McpServerConfig};
+    use hermes_tools::mcp::client::{McpClients, McpOptions, ServerState};
+
+    let mut server = McpServerConfig::http(url);
+    server.protocol = McpProtocol::Modern;
+    server.call_timeout_secs = timeout_secs;
+    let config = Config {
+        mcp_servers: [(name.to_owned(), server)].into(),
+        ..Config::default()
+    };
+    let options = McpOptions {
+        asker: Some(asker as std::sync::Arc<dyn hermes_tools::call::Asker>),
+        ..McpOptions::default()
+    };
+    let registry = hermes_tools::ToolRegistry::new();
+    let selection = hermes_tools::toolsets::Selection::default();
+    let clients = McpClients::start_with(&registry, &config, &selection, options).await;
+    let status = clients.status(name).unwrap();
+    assert!(
+        matches!(status.state, ServerState::Running { .. }),
+        "{status}"
+    );
+    (registry, clients)
+}
+
+/// A call context recording every progress message the call reports.
+pub fn recording_progress() -> (
+    hermes_tools::ToolContext,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+) {
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&reports);
+    let ctx = hermes_tools::ToolContext::new().with_progress(move |p| {
+        sink.lock()
+            .unwrap()
+            .push(p.message.clone().unwrap_or_default());
+    });
+    (ctx, reports)
+}
