@@ -233,11 +233,15 @@ const KEY_MARKERS: &[&str] = &[
 /// decision whether it really names a secret is `keys::names_secret`'s). No `\b`: the regex
 /// crate's is Unicode-aware, so `éPASSWORD` has none before `PASSWORD`; the key simply starts
 /// at the first ASCII identifier character. At most 64 characters either side of the word:
-/// unbounded, a long run of `passpass…` costs the regex engine a quadratic search.
+/// unbounded, a long run of `passpass…` costs the regex engine a quadratic search. The part
+/// before the word is lazy: what follows a key (a separator, a quote, a space, `%`, `>`) is never
+/// a key character, so the key always runs to the end of its identifier and the match is the
+/// same either way, but the capture engine, which re-reads every match, tries the word at the
+/// start first instead of backtracking through every split (2 to 3 times less per match).
 macro_rules! secret_key {
     () => {
         concat!(
-            r"(?P<key>[A-Za-z0-9_.-]{0,64}(?:",
+            r"(?P<key>[A-Za-z0-9_.-]{0,64}?(?:",
             r"pass(?:word|wd|phrase|code|e)?|pwd?|secret|token|credentials?|auth(?:orization)?",
             r"|sig(?:nature)?|cookie|jwt|bearer|material",
             r"|(?:api|access|private|account|master|encryption|signing|shared|subscription",
