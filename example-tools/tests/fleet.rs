@@ -104,9 +104,16 @@ impl Replica {
     fn start_with(name: &str, dir: &Path, store: &str, flags: &[&str]) -> Self {
         let root = dir.join(name);
         std::fs::create_dir_all(&root).expect("the replica's directory");
-        // The tests' calls run `terminal` (in a throwaway directory): no approval asked.
+        // The tests' calls run `terminal` (in a throwaway directory): no approval asked; the
+        // sandboxed shell may also write the markers of the killed-replica test in `started`.
+        let started = dir.join("started");
+        std::fs::create_dir_all(&started).expect("the markers' directory");
         let config = dir.join("fleet.toml");
-        std::fs::write(&config, "[tools.terminal]\napproval = false\n").expect("a config");
+        let toml = format!(
+            "[tools.terminal]\napproval = false\nwritable_paths = [{:?}]\n",
+            started.to_str().expect("a UTF-8 path")
+        );
+        std::fs::write(&config, toml).expect("a config");
         let mut child = Command::new(env!("CARGO_BIN_EXE_example-tools"))
             .arg("--config")
             .arg(&config)
