@@ -91,12 +91,12 @@ impl ToolRegistry {
     /// (the definitions the model was given) or, without them, among every registered tool.
     pub(crate) fn unknown_tool(&self, name: &str, offered: Option<&Definitions>) -> ToolAnswer {
         if name.len() > MAX_NEAR_CHARS || name.chars().any(char::is_control) {
-            // No tool has such a name: refused at once, quoting only its start.
-            let start: String = name.chars().take(64).collect();
-            let more = if start.len() < name.len() { "..." } else { "" };
+            // No tool has such a name: refused at once, quoting only its start (redacted
+            // before the cut, so a credential cut in two is not half shown).
             return ToolAnswer::error(format!(
-                "Unknown tool: {start:?}{more} ({} bytes, with control characters or longer \
-                 than any tool name). Call one of the tools you were given.",
+                "Unknown tool: {:?} ({} bytes, with control characters or longer than any tool \
+                 name). Call one of the tools you were given.",
+                crate::secrets::echoed(name),
                 name.len()
             ));
         }
@@ -197,7 +197,7 @@ fn judge_slow(tool: &Tool, raw: &str, judge: &Judge<'_>) -> Result<(Value, Vec<S
                         root,
                         rule: judge.unknown,
                     };
-                    nested.check(arg, schema, &format!("/{name}"), 0)?;
+                    nested.check(arg, schema, At::Key(&At::Root, name), 0)?;
                 }
             }
         }
@@ -268,6 +268,25 @@ fn unknown_keys(
     Err(message)
 }
 
+/// Where a nested value sits in the arguments: written out as a JSON pointer (`/steps/1`) only
+/// for an error, so a call whose arguments pass pays no allocation per value walked.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            At::Root => Ok(()),
+            At::Key(parent, key) => write!(f, "{parent}/{key}"),
+            At::Index(parent, index) => write!(f, "{parent}/{index}"),
+        }
+    }
+}
+
 /// The unknown-key rule of the top level, applied at every depth: an object whose schema
 /// lists `properties` (and allows no others: no `additionalProperties` schema or `true`, no
 /// `patternProperties`) refuses, or with `Ignore` drops, any other key, in arrays' items and
@@ -286,7 +305,7 @@ impl Nested<'_> {
         &self,
         value: &mut Value,
         schema: &Value,
-        path: &str,
+        path: At<'_>,
         depth: usize,
     ) -> Result<(), String> {
         if depth > Self::MAX_DEPTH {
@@ -330,14 +349,14 @@ impl Nested<'_> {
                 }
                 for (key, member) in object.iter_mut() {
                     if let Some(sub) = properties.get(key) {
-                        self.check(member, sub, &format!("{path}/{key}"), depth + 1)?;
+                        self.check(member, sub, At::Key(&path, key), depth + 1)?;
                     }
                 }
             }
             Value::Array(items) => {
                 if let Some(sub) = schema.get("items").filter(|sub| sub.is_object()) {
                     for (index, item) in items.iter_mut().enumerate() {
-                        self.check(item, sub, &format!("{path}/{index}"), depth + 1)?;
+                        self.check(item, sub, At::Index(&path, index), depth + 1)?;
                     }
                 }
             }

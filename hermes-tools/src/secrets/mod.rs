@@ -56,6 +56,7 @@
 //! containing an unescaped `/`; secrets with no recognisable shape under a key that names none.
 
 mod catalogue;
+mod echo;
 mod engine;
 mod json;
 mod keys;
@@ -73,6 +74,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+pub(crate) use echo::echoed;
 pub use json::redact_json;
 pub use logs::{RedactingWriter, redact_panic_messages};
 

@@ -22,11 +22,11 @@ use rmcp::service::{Peer, RoleServer};
 use serde_json::{Value, json};
 
 use super::convert::content_block;
-use super::echo::echoed;
 use crate::call::answer::ContentPart;
 use crate::call::combinators::{BoxFuture, caught};
 use crate::mcp::prompts::{PROMPTS, PromptRole};
 use crate::mcp::resources::{self, RESOURCES, ResourceBody};
+use crate::secrets::echoed;
 
 /// Whether anything is linked to serve: the capabilities are declared only then.
 pub(super) fn has_resources() -> bool {

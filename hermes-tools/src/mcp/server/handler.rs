@@ -22,11 +22,11 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::content;
-use super::echo::echoed;
 use super::mrtr::{Round, RoundAsker};
 use super::watch::ListingWatch;
 use super::{Listing, ToolServer, call, convert, jsonrpc, modern};
 use crate::ToolContext;
+use crate::secrets::echoed;
 use crate::toolsets::nearest::nearest;
 
 /// The header that carries a Streamable HTTP session's id.

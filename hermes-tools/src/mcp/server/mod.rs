@@ -276,7 +276,6 @@ mod ask;
 mod call;
 mod content;
 mod convert;
-mod echo;
 mod handler;
 mod http;
 mod jsonrpc;

@@ -1,10 +1,10 @@
-//! What an error may say back of a client's own words: an unknown tool's name, an unknown
-//! method, prompt or resource URI. The client sent them, but a log or a model reads the error,
+//! What an error may say back of a caller's own words: an unknown tool's name (through `call`
+//! or `serve`), an unknown method, prompt or resource URI. The client sent them, but a log or a model reads the error,
 //! so they are redacted like every answer; and they are cut short, so a 2 MB name is not sent
 //! back whole.
 
 /// Longest part of a client's word an error echoes, in characters.
-pub(super) const ECHOED_CHARS: usize = 64;
+pub(crate) const ECHOED_CHARS: usize = 64;
 
 /// Room around the cut for redaction: a credential that starts before the cut is seen whole
 /// (up to this many characters) before the cut falls inside it.
@@ -12,7 +12,7 @@ const REDACTED_CHARS: usize = 256;
 
 /// `text` as an error may echo it: credentials masked, and at most [`ECHOED_CHARS`] characters
 /// of it, followed by `… (N characters)` when it was longer.
-pub(super) fn echoed(text: &str) -> String {
+pub(crate) fn echoed(text: &str) -> String {
     let head = match text.char_indices().nth(REDACTED_CHARS) {
         Some((at, _)) => &text[..at],
         None => text,
