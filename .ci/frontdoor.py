@@ -2,7 +2,7 @@
 
 - README.md: at most 350 lines (its Rust blocks run as the `tests` crate's doctests);
 - hermes-tools/src: at most 15 entries (the floor plan: a folder a stage of a tool's life);
-- the crate root: at most 12 public modules and 20 public names (re-exports and exported
+- the crate root: at most 13 public modules (13 since `search`, issue 23) and 20 public names (re-exports and exported
   macros; `__private`, the macros' ABI, is not public API).
 
 Usage: python3 .ci/frontdoor.py (from the workspace root). Exits 1 naming what is over.
@@ -11,7 +11,7 @@ import os
 import re
 import sys
 
-LIMITS = {'README lines': 350, 'entries in hermes-tools/src': 15, 'public modules': 12, 'root names': 20}
+LIMITS = {'README lines': 350, 'entries in hermes-tools/src': 15, 'public modules': 13, 'root names': 20}
 
 
 def root_items(lib):

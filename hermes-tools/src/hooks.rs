@@ -22,7 +22,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
-use parking_lot::RwLock;
+use crate::sync::RwLock;
 use serde_json::Value;
 
 use crate::call::context::ToolContext;

@@ -52,6 +52,7 @@
 //! | | [`registry`] | the rules of registering, snapshots, conflicts |
 //! | describe | [`definitions`] | what the model is shown, per provider; the `lint` (feature `lint`) |
 //! | | [`toolsets`] | selections of tools, composites, [`availability`](toolsets::availability) checks |
+//! | | [`search`] | tool search, deferred tools and the search/describe/call bridge |
 //! | call | [`call`] | what a running tool is given (session, progress, asking the user or the model through an [`Asker`](call::Asker)) and gives back |
 //! | | [`hooks`] | pre-call, post-call and transform hooks, the approval gate |
 //! | | [`secrets`] | redaction of credentials from answers and logs |
@@ -70,18 +71,19 @@
 //! | feature | default | what it adds | what it costs to build |
 //! |---|---|---|---|
 //! | `multi-thread` | on | a sync tool (and `block_on`) on a multi-thread runtime runs in `block_in_place` | tokio's rt-multi-thread |
-//! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `multi-thread`, `toml`, `command-plugins` and `lint` | clap, tracing-subscriber |
+//! | `cli` | on | the `cli` module (the `hermes-tools` command line); implies `multi-thread`, `toml`, `command-plugins`, `lint` and `stemmer` | clap, tracing-subscriber |
 //! | `toml` | on | `Config::from_toml_str` and `Config::load` | the toml crate |
 //! | `command-plugins` | on | [`plugins`] written as a `plugin.toml` and a program; implies `toml` | tokio's process and I/O support |
 //! | `lint` | on | the `definitions::lint` module and `ToolRegistry::lint`: descriptions and parameters checked against the rules; the `definitions::lock` module and `ToolRegistry::check_lock`: the schema lock | its own code only |
-//! | `regex-full` | on | regex's optimisations and every Unicode table: faster redaction, and tool schemas' `pattern`s may use any Unicode class | regex's lazy DFA, one-pass and backtracking engines, Unicode tables |
+//! | `regex-full` | on | regex's optimisations: faster redaction and argument validation | regex's lazy DFA, one-pass and backtracking engines, literal prefilters |
+//! | `stemmer` | on | tool search stems words (Snowball English), so "reading" finds `read_file`; without it words match as written | rust-stemmers (every Snowball language) |
 //! | `mcp` | off | `mcp::client` and `mcp::server`: MCP servers' tools as toolsets, the registry served over MCP | rmcp, axum, hyper, tokio's networking |
 //! | `mcp-remote` | off | remote MCP servers (`url = ...`): Streamable HTTP and the legacy SSE transport, TLS, the OAuth 2.1 client; `serve --http --oauth-issuer` | reqwest, rustls (ring), oauth2 |
 //!
 //! Without `command-plugins`, an enabled command plugin is reported
 //! [`Failed`](plugins::PluginStatus::Failed), naming the feature. Without `regex-full`,
-//! redaction matches the same text, more slowly, and a schema `pattern` with a Unicode class
-//! other than `\w`, `\d`, `\s` cannot be compiled and is not checked.
+//! redaction matches the same text, more slowly; a schema `pattern` may use any Unicode class
+//! in every configuration.
 //!
 //! # Calling from sync and async code
 //!
@@ -105,7 +107,9 @@ pub mod mcp;
 pub mod plugins;
 pub mod provider;
 pub mod registry;
+pub mod search;
 pub mod secrets;
+mod sync;
 pub mod tool;
 pub mod toolsets;
 

@@ -62,7 +62,11 @@ async fn call(registry: &ToolRegistry, name: &str, args: &str) -> hermes_tools::
 }
 
 fn definitions(registry: &ToolRegistry, format: Format, selection: Selection) -> Vec<Value> {
-    let request = DefinitionsRequest { selection, format };
+    let request = DefinitionsRequest {
+        selection,
+        format,
+        ..DefinitionsRequest::default()
+    };
     registry.definitions(&request).unwrap().to_vec()
 }
 
@@ -553,6 +557,52 @@ async fn a_listing_in_pages_is_followed_to_its_end() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_and_prompts_in_pages_are_followed_to_their_end() {
+    let fake = Fake::new();
+    let mut paged = fake.config();
+    // Seven resources and seven prompts, in pages of three: three pages of each.
+    set_env(&mut paged, "FAKE_CONTENT", "7");
+    set_env(&mut paged, "FAKE_PAGE_SIZE", "3");
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("paged", paged)]),
+        &Selection::default(),
+    )
+    .await;
+    let ctx = ToolContext::new();
+    let listed = registry
+        .call("mcp__paged__list_resources", "{}", &ctx)
+        .await
+        .to_value();
+    let uris: Vec<&str> = listed["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|resource| resource["uri"].as_str())
+        .collect();
+    let expected: Vec<String> = (0..7).map(|i| format!("fake://r/{i}")).collect();
+    assert_eq!(uris, expected);
+    let listed = registry
+        .call("mcp__paged__list_prompts", "{}", &ctx)
+        .await
+        .to_value();
+    let names: Vec<&str> = listed["prompts"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{listed}"))
+        .iter()
+        .filter_map(|prompt| prompt["name"].as_str())
+        .collect();
+    let expected: Vec<String> = (0..7).map(|i| format!("prompt_{i}")).collect();
+    assert_eq!(names, expected);
+    // Each list was walked to its last page.
+    for last in ["resources from 6", "prompts from 6"] {
+        assert!(fake.count(last) >= 1, "{last}: {:?}", fake.log());
+    }
+    clients.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_busy_with_a_long_call_is_not_taken_for_dead_by_the_keepalive() {
     let fake = Fake::new();
     let mut busy = fake.config();
@@ -713,6 +763,7 @@ async fn a_disabled_server_is_never_started() {
                 disabled: vec!["fake".into()],
             },
             format: Format::OpenAi,
+            ..DefinitionsRequest::default()
         };
         assert!(registry.definitions(&request).is_ok());
         let skipped = call(&registry, "mcp__fake__echo", r#"{"text":"x"}"#).await;

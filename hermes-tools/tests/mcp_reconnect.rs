@@ -232,6 +232,7 @@ async fn a_killed_time_server_keeps_its_tools_answers_reconnecting_then_answers_
     let request = DefinitionsRequest {
         selection: Selection::default(),
         format: Format::Mcp,
+        ..DefinitionsRequest::default()
     };
     let definitions = registry.definitions(&request).unwrap().to_vec();
     let listed: Vec<&str> = definitions

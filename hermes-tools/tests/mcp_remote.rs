@@ -9,8 +9,10 @@
 
 use hermes_tools::config::{McpServerConfig, McpTransport};
 use hermes_tools::mcp::client::{McpClients, ServerState, ServerStatus};
+use hermes_tools::mcp::server::ToolServer;
 use hermes_tools::{ToolContext, ToolRegistry, toolsets::Selection};
 use serde_json::json;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[path = "servers/fake.rs"]
@@ -337,6 +339,81 @@ async fn a_remote_server_that_restarts_is_reached_again() {
         }
         assert!(Instant::now() < deadline, "never reached again: {again}");
         tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    clients.shutdown().await;
+}
+
+/// The options of this process's TCP sockets connected to `peer`: whether each sets
+/// `TCP_NODELAY`.
+fn nodelay_of_sockets_to(peer: std::net::SocketAddr) -> Vec<bool> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/fd").expect("this process's descriptors") {
+        let Some(raw) = entry
+            .ok()
+            .and_then(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: the descriptor is only asked for its peer and an option, never closed (a
+        // `SockRef` does not own it); one closed meanwhile answers EBADF and is skipped.
+        #[allow(unsafe_code)]
+        let fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(raw) };
+        let socket = socket2::SockRef::from(&fd);
+        let connected_to_peer = socket
+            .peer_addr()
+            .is_ok_and(|addr| addr.as_socket() == Some(peer));
+        if connected_to_peer && let Ok(nodelay) = socket.tcp_nodelay() {
+            found.push(nodelay);
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_connection_the_client_opens_sets_tcp_nodelay() {
+    // Our own endpoint in this process, whose tool `peek` looks, while its call is in flight,
+    // at the sockets connected to the endpoint: the client's (the endpoint's own have it as
+    // their local address, not their peer).
+    let endpoint_addr = Arc::new(std::sync::OnceLock::<std::net::SocketAddr>::new());
+    let seen = Arc::new(parking_lot::Mutex::new(Vec::new()));
+    let served = ToolRegistry::new();
+    let (addr_of, record) = (Arc::clone(&endpoint_addr), Arc::clone(&seen));
+    served
+        .register(
+            hermes_tools::tool::Tool::builder("peek", "test")
+                .description("Looks at the client's sockets.")
+                .handler(move |_, _| {
+                    let sockets = nodelay_of_sockets_to(*addr_of.get().expect("bound"));
+                    record.lock().push(sockets);
+                    "looked"
+                })
+                .build(),
+        )
+        .expect("registered");
+    let endpoint = ToolServer::new(served)
+        .bind_http("127.0.0.1:0".parse().expect("an address"))
+        .await
+        .expect("bound");
+    let url = endpoint.url();
+    endpoint_addr.set(endpoint.local_addr()).expect("set once");
+    tokio::spawn(endpoint.serve());
+
+    let registry = ToolRegistry::new();
+    let clients = McpClients::start(
+        &registry,
+        &config([("ours", remote(&url, &[]))]),
+        &Selection::default(),
+    )
+    .await;
+    for _ in 0..2 {
+        let answer = call(&registry, "mcp__ours__peek", "{}").await;
+        assert!(answer.as_str().contains("looked"), "{answer}");
+    }
+    let seen = seen.lock().clone();
+    assert_eq!(seen.len(), 2);
+    for sockets in seen {
+        assert!(!sockets.is_empty(), "no connection of the client's found");
+        assert!(sockets.iter().all(|nodelay| *nodelay), "{sockets:?}");
     }
     clients.shutdown().await;
 }

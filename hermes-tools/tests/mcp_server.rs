@@ -396,6 +396,79 @@ fn extra_tool(name: &str, toolset: &str) -> Tool {
         .build()
 }
 
+/// The JSON-RPC error of a `tools/list` that must fail.
+fn list_error(outcome: Result<rmcp::model::ListToolsResult, ServiceError>) -> rmcp::ErrorData {
+    match outcome {
+        Err(ServiceError::McpError(error)) => error,
+        other => panic!("expected a JSON-RPC error, got {other:?}"),
+    }
+}
+
+fn page_request(cursor: &str) -> Option<rmcp::model::PaginatedRequestParams> {
+    Some(rmcp::model::PaginatedRequestParams::default().with_cursor(Some(cursor.to_owned())))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_lists_come_in_pages_whose_cursors_are_checked() {
+    let registry = demo_registry();
+    // Pages of two: the four served tools are two pages, and every session walks the same.
+    let server = demo_server(&registry).page_size(2);
+    let (session, _) = connect(server.clone()).await;
+    let (other, _) = connect(server).await;
+    let first = session.list_tools(None).await.expect("the first page");
+    let names = |page: &rmcp::model::ListToolsResult| -> Vec<String> {
+        page.tools
+            .iter()
+            .map(|tool| tool.name.to_string())
+            .collect()
+    };
+    assert_eq!(names(&first), ["echo", "fail"]);
+    let cursor = first
+        .next_cursor
+        .clone()
+        .expect("a cursor to the next page");
+    let second = other
+        .list_tools(page_request(&cursor))
+        .await
+        .expect("another session follows the cursor");
+    assert_eq!(names(&second), ["picture", "wipe"]);
+    assert_eq!(second.next_cursor, None, "the last page ends the list");
+    // rmcp's client follows every cursor: the whole list, as one page would give it.
+    assert_eq!(
+        listed_names(&session).await,
+        ["echo", "fail", "picture", "wipe"]
+    );
+
+    for forged in ["", "2", "eyJvZmZzZXQiOjJ9", &cursor[..cursor.len() - 1]] {
+        let error = list_error(session.list_tools(page_request(forged)).await);
+        assert_eq!(error.code, ErrorCode::INVALID_PARAMS, "{forged:?}");
+        assert!(
+            error.message.contains("not one this server gave"),
+            "{forged:?}: {}",
+            error.message
+        );
+    }
+
+    // The list changes: a cursor given before is stale, and a new walk sees the new tool.
+    registry
+        .register(extra_tool("fresh", "demo"))
+        .expect("registers");
+    let error = list_error(session.list_tools(page_request(&cursor)).await);
+    assert_eq!(error.code, ErrorCode::INVALID_PARAMS);
+    assert!(error.message.contains("changed"), "{}", error.message);
+    assert!(
+        error.message.contains("without a cursor"),
+        "{}",
+        error.message
+    );
+    assert_eq!(
+        listed_names(&session).await,
+        ["echo", "fail", "fresh", "picture", "wipe"]
+    );
+    session.cancel().await.expect("closes");
+    other.cancel().await.expect("closes");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialized_sessions_hear_list_changed_when_their_listing_changes() {
     let registry = demo_registry();

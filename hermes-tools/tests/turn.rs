@@ -692,3 +692,237 @@ mod mcp {
         );
     }
 }
+
+/// Sleep `ms` (none: a call that costs next to nothing), then answer `n` and the thread the
+/// call ran on.
+#[tool(toolset = "turn_naps", parallel, unlisted)]
+fn nap(n: u64, ms: u64) -> String {
+    if ms > 0 {
+        std::thread::sleep(Duration::from_millis(ms));
+    }
+    format!("{n} {:?}", std::thread::current().id())
+}
+
+fn napper() -> Tool {
+    Tool::from_decl(&NAP_TOOL)
+}
+
+fn naps(count: usize, ms: u64) -> Vec<ToolCall> {
+    (0..count)
+        .map(|n| {
+            ToolCall::new(
+                format!("call_{n}"),
+                "nap",
+                json!({"n": n, "ms": ms}).to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The threads the calls ran on, after checking the answers came back in the calls' order.
+fn threads_in_order(answers: &[hermes_tools::ToolAnswer]) -> Vec<String> {
+    answers
+        .iter()
+        .enumerate()
+        .map(|(n, answer)| {
+            let value = answer.to_value();
+            let (got, thread) = value["result"]
+                .as_str()
+                .and_then(|text| text.split_once(' '))
+                .unwrap_or_else(|| panic!("{answer}"));
+            assert_eq!(got, n.to_string(), "answers in the calls' order");
+            thread.to_owned()
+        })
+        .collect()
+}
+
+/// A turn whose cheap calls run inline: these tests run unoptimised on a shared machine, where
+/// a call of `nap` without a sleep is measured at 0.1 to 0.3 ms (20 µs, the default, is for
+/// optimised builds); 50 ms is still a quarter of a sleeping call's `NAP`.
+fn cheap_turn() -> Turn {
+    Turn::new().inline_under(Duration::from_millis(50))
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn cheap_sync_calls_run_inline_once_measured_cheap() {
+    let registry = registry_with([napper()]);
+    let here = format!("{:?}", std::thread::current().id());
+    let calls = naps(16, 0);
+    // Never measured: the batch hands its first calls to the blocking pool (the turn's thread
+    // does not run them), and learns what they cost (calls started after the first is measured
+    // may run inline already).
+    let first = registry
+        .run_turn(&calls, &ToolContext::new(), &cheap_turn())
+        .await;
+    assert_ne!(
+        threads_in_order(&first)[0],
+        here,
+        "an unmeasured sync tool leaves the turn's thread"
+    );
+    // Measured cheap: the next batch runs them right here, in order.
+    let second = registry
+        .run_turn(&calls, &ToolContext::new(), &cheap_turn())
+        .await;
+    assert!(
+        threads_in_order(&second)
+            .iter()
+            .all(|thread| *thread == here),
+        "a cheap sync tool runs on the turn's thread"
+    );
+    // So does a turn that can be cancelled.
+    let turn = cheap_turn().cancel_on(TurnCancel::new());
+    let third = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    assert!(
+        threads_in_order(&third)
+            .iter()
+            .all(|thread| *thread == here)
+    );
+    // A limit of zero hands every one to the pool.
+    let turn = Turn::new().inline_under(Duration::ZERO);
+    let fourth = registry.run_turn(&calls, &ToolContext::new(), &turn).await;
+    assert!(
+        threads_in_order(&fourth)
+            .iter()
+            .all(|thread| *thread != here)
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_cheap_tool_seen_slow_goes_back_to_the_pool_and_its_calls_overlap() {
+    let registry = registry_with([napper()]);
+    let ctx = ToolContext::new();
+    for _ in 0..2 {
+        registry.run_turn(&naps(8, 0), &ctx, &cheap_turn()).await;
+    }
+    // Taken as cheap, the first two slow calls run inline and hold the batch back (one alone
+    // would be taken for noise); then the tool is known slow and the other 6 overlap on the
+    // pool: about 3 naps, not 8.
+    let started = Instant::now();
+    let answers = registry.run_turn(&naps(8, 200), &ctx, &cheap_turn()).await;
+    let elapsed = started.elapsed();
+    let threads = threads_in_order(&answers);
+    let here = format!("{:?}", std::thread::current().id());
+    assert_eq!(
+        threads[..2],
+        [here.clone(), here.clone()],
+        "the first calls were taken as cheap"
+    );
+    assert!(threads[2..].iter().all(|thread| *thread != here));
+    assert!(
+        elapsed < CONCURRENT,
+        "8 calls of {NAP:?} took {elapsed:?}: not concurrent"
+    );
+    // Known slow now: a whole batch overlaps, none on the turn's thread.
+    let started = Instant::now();
+    let answers = registry.run_turn(&naps(8, 200), &ctx, &cheap_turn()).await;
+    let elapsed = started.elapsed();
+    assert!(
+        threads_in_order(&answers)
+            .iter()
+            .all(|thread| *thread != here)
+    );
+    assert!(elapsed < CONCURRENT, "{elapsed:?}: not concurrent");
+}
+
+/// A cheap parallel-safe tool answering `tag` and the call id it sees.
+fn id_teller(tag: &'static str) -> Tool {
+    Tool::builder("tell_id", "ids")
+        .parallel(true)
+        .handler(move |_args, ctx| {
+            json!({"tag": tag, "id": ctx.tool_call_id(), "thread": format!("{:?}", std::thread::current().id())})
+        })
+        .build()
+}
+
+/// Turns of `registry` until its `tell_id` (and `swap`, if it has one) are measured cheap.
+async fn measured(registry: &ToolRegistry) {
+    for _ in 0..2 {
+        let mut calls = vec![
+            ToolCall::new("w1", "tell_id", "{}"),
+            ToolCall::new("w2", "tell_id", "{}"),
+        ];
+        if registry.get("swap").is_some() {
+            calls.push(ToolCall::new("w3", "swap", r#"{"do": "nothing"}"#));
+            calls.push(ToolCall::new("w4", "swap", r#"{"do": "nothing"}"#));
+        }
+        registry
+            .run_turn(&calls, &ToolContext::new(), &cheap_turn())
+            .await;
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn cheap_calls_see_their_own_ids_and_what_the_registry_holds_when_they_start() {
+    // Every call of the batch runs inline, measured cheap, so each starts when the one before
+    // it is done (concurrent calls would start before it). The replacement is measured cheap
+    // elsewhere, so that it runs inline here too.
+    let second = Arc::new(id_teller("second"));
+    let elsewhere = ToolRegistry::new();
+    elsewhere.register(Arc::clone(&second)).unwrap();
+    measured(&elsewhere).await;
+
+    let registry = registry_with([id_teller("first")]);
+    let swap = Tool::builder("swap", "ids")
+        .parallel(true)
+        .parameters(json!({"type": "object", "properties": {"do": {"type": "string"}}}))
+        .handler(move |args, ctx| {
+            let registry = ctx.registry().expect("a call knows its registry");
+            match args["do"].as_str() {
+                Some("config") => {
+                    registry.set_config(Config {
+                        agent_loop_tools: vec!["tell_id".to_owned()],
+                        ..Config::default()
+                    });
+                }
+                Some("tool") => drop(registry.register(Arc::clone(&second)).unwrap()),
+                _ => {}
+            }
+            "swapped"
+        })
+        .build();
+    registry.register(swap).unwrap();
+    measured(&registry).await;
+    let calls = [
+        ToolCall::new("a", "tell_id", "{}"),
+        ToolCall::new("b", "tell_id", "{}"),
+        ToolCall::new("s1", "swap", r#"{"do": "tool"}"#),
+        ToolCall::new("c", "tell_id", "{}"),
+        ToolCall::new("", "tell_id", "{}"),
+        ToolCall::new("d", "tell_id", "{}"),
+        ToolCall::new("s2", "swap", r#"{"do": "config"}"#),
+        ToolCall::new("e", "tell_id", "{}"),
+    ];
+    let answers = registry
+        .run_turn(&calls, &ToolContext::new(), &cheap_turn())
+        .await;
+    let here = format!("{:?}", std::thread::current().id());
+    let seen: Vec<(Value, Value)> = answers[..6]
+        .iter()
+        .filter(|answer| answer.as_str() != r#"{"result":"swapped"}"#)
+        .map(|answer| {
+            let value = answer.to_value();
+            assert_eq!(value["thread"], here.as_str(), "ran inline: {answer}");
+            (value["tag"].clone(), value["id"].clone())
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (json!("first"), json!("a")),
+            (json!("first"), json!("b")),
+            (json!("second"), json!("c")),
+            (json!("second"), Value::Null),
+            (json!("second"), json!("d")),
+        ],
+        "each call its own id (none for an empty one), the tool registered as it started"
+    );
+    // The config set by a call of the batch holds for the calls after it.
+    assert!(answers[7].is_error(), "{}", answers[7]);
+    assert!(
+        answers[7]
+            .as_str()
+            .contains("must be handled by the agent loop"),
+        "{}",
+        answers[7]
+    );
+}

@@ -1,9 +1,15 @@
 //! Cross-crate tests of hermes-tools: trybuild UI cases (`tests/ui.rs`), the linking rule
 //! (`tests/linking_*.rs`) and end-to-end checks. The library links no tool on purpose: a test
 //! binary must decide for itself whether it links `example_tools`. It holds [`EXAMPLE_TOOLS`]
-//! and the MCP benches' tools ([`add_tools`]), which are `unlisted`: no global registry sees them.
+//! and the MCP benches' tools ([`add_tools`]), which are `unlisted`: no global registry sees them;
+//! the generated tools of the benches at scale ([`many_tools`]); the load bench's plain
+//! HTTP/1.1 MCP client and floor server ([`load`]); and the listings of the search evaluation
+//! and benches ([`listings`]), built at run time.
 
 pub mod add_tools;
+pub mod listings;
+pub mod load;
+pub mod many_tools;
 
 /// The tools `example_tools` declares with `#[tool]`, by name.
 pub const EXAMPLE_TOOLS: [&str; 7] = [

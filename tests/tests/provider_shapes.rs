@@ -19,10 +19,6 @@
 //! This test needs `HERMES_PYTHON`, which `bash .ci/test` sets after installing the pinned
 //! packages; without it, it fails and says so.
 
-use std::io::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
 use hermes_tools::provider::{answer_messages, parse_calls};
 use hermes_tools::{
     Format, ToolAnswer, ToolContext, ToolRegistry, call::ToolContent, provider::CallAccumulator,
@@ -30,35 +26,15 @@ use hermes_tools::{
 };
 use serde_json::{Value, json};
 
+mod support;
+
 /// A 1×1 PNG, base64: what `weather_map` returns (Gemini's SDK decodes it and the script checks
 /// the PNG signature survived).
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The Python that `bash .ci/test` installs the pinned SDKs into.
-fn python() -> PathBuf {
-    let Some(path) = std::env::var_os("HERMES_PYTHON") else {
-        panic!(
-            "HERMES_PYTHON is not set: this test needs the official provider SDKs (PyPI \
-             `openai`, `anthropic`, `google-genai`, `mcp`). Run `bash .ci/test`, which installs \
-             the pinned .ci/requirements.txt under target/ and sets HERMES_PYTHON."
-        );
-    };
-    let path = PathBuf::from(path);
-    assert!(
-        path.exists(),
-        "HERMES_PYTHON={} does not exist; run `bash .ci/test` to install it",
-        path.display()
-    );
-    path
-}
-
 /// A recorded reply (or stream: an array of events) of `tests/fixtures/provider/`.
 fn fixture(name: &str) -> Value {
-    let path = root().join("tests/fixtures/provider").join(name);
+    let path = support::root().join("tests/fixtures/provider").join(name);
     let text =
         std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
@@ -317,36 +293,7 @@ fn calls_of(sdk_calls: &Value, ours: &[ToolCall]) -> Vec<ToolCall> {
 
 /// tests/interop/provider_shapes.py on `input`: the SDK's report.
 fn sdk(family: &str, input: &Value) -> Value {
-    let script = root().join("tests/interop/provider_shapes.py");
-    let mut child = Command::new(python())
-        .arg(&script)
-        .arg(family)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let stdin = child.stdin.take().expect("stdin");
-    let text = serde_json::to_vec(input).expect("the input serializes");
-    // Written from a thread: a script that failed early must not leave us blocked on a full pipe.
-    let writer = std::thread::spawn(move || {
-        let mut stdin = stdin;
-        let _ = stdin.write_all(&text);
-    });
-    let output = child.wait_with_output().expect("python runs");
-    let _ = writer.join();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success(),
-        "provider_shapes.py {family} failed ({}):\n{stderr}",
-        output.status
-    );
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
-        panic!(
-            "provider_shapes.py {family} printed no JSON ({err}):\n{}\n{stderr}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })
+    support::python_json("provider_shapes.py", family, input)
 }
 
 #[test]

@@ -2,15 +2,15 @@
 //! endpoint (feature `agent`).
 //!
 //! ```text
-//! example-tools agent [--base-url URL] [--model M] [--max-turns N] [--tool-choice NAME]
-//!                     [--toolsets a,b] PROMPT
+//! example-tools agent [--base-url URL] [--model M] [--max-turns N] [--tool-choice a,b]
+//!                     [--toolsets a,b] [--defer all|a,b] [--pin a,b] [--max-tokens N] PROMPT
 //! ```
 //!
 //! The loop, one model request per turn:
 //!
 //! 1. send the conversation with the definitions of the selected toolsets (OpenAI format),
-//!    `tool_choice` forced to `--tool-choice` on the first request only (`auto` after, and
-//!    always without the flag), temperature 0;
+//!    `tool_choice` forced to the `n`th name of `--tool-choice` on the `n`th request (`auto`
+//!    after, and always without the flag), temperature 0;
 //! 2. parse the tool calls out of the reply ([`hermes_tools::provider::parse_calls`]); none
 //!    means a final answer: print it and exit 0;
 //! 3. keep the assistant message as the model sent it (a null `content` sent back as `""`,
@@ -26,6 +26,13 @@
 //!
 //! The end of a run prints how the model's arguments fared (see [`tally`]): exact, repaired by
 //! the pipeline, or failed.
+//!
+//! With `--defer` (or a config whose `[tool_search]` section defers tools), the deferred tools
+//! are not sent: the list carries the bridge's `tool_search`, `tool_describe` and `tool_call`
+//! instead (see [`hermes_tools::search`]), whose calls the turn answers like any other. A
+//! deferred tool that a search or describe answer names is then **discovered**: from the next
+//! request on it is appended to the list in full (after everything sent before, so the
+//! provider's prompt cache holds), and the model may call it by its own name.
 //!
 //! Settings: `--base-url` (else `OPENAI_BASE_URL`, else `https://api.openai.com/v1`),
 //! `--model` (else `HERMES_AGENT_MODEL`; one of the two is required), `OPENAI_API_KEY`
@@ -47,6 +54,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::Parser;
+use hermes_tools::search::Deferral;
 use hermes_tools::{ToolContext, ToolRegistry};
 
 use endpoint::Endpoint;
@@ -78,12 +86,23 @@ struct Args {
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..))]
     max_turns: u32,
-    /// Make the first request call this tool (`tool_choice`); later requests are `auto`.
-    #[arg(long, value_name = "NAME")]
-    tool_choice: Option<String>,
+    /// Make the first requests call these tools, one each in order (`tool_choice`); later
+    /// requests are `auto`.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    tool_choice: Vec<String>,
     /// Comma-separated toolsets offered to the model (default: all).
     #[arg(long, value_delimiter = ',')]
     toolsets: Vec<String>,
+    /// The most tokens each reply may take (`max_tokens`; default: the endpoint's).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_tokens: Option<u32>,
+    /// Comma-separated tools (or `all`) to defer: found by the model through `tool_search`
+    /// instead of sent in full (the config's `[tool_search]` section adds to this).
+    #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
+    defer: Vec<String>,
+    /// Comma-separated tools always sent in full, whatever `--defer` says.
+    #[arg(long, value_name = "TOOLS", value_delimiter = ',')]
+    pin: Vec<String>,
     /// What to ask the model.
     prompt: String,
 }
@@ -124,6 +143,8 @@ pub fn main(args: impl IntoIterator<Item = OsString>, context: ToolContext) -> E
         max_turns: args.max_turns,
         tool_choice: args.tool_choice,
         toolsets: args.toolsets,
+        deferral: deferral(&args.defer, &args.pin),
+        max_tokens: args.max_tokens,
         prompt: args.prompt,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -153,6 +174,19 @@ pub fn main(args: impl IntoIterator<Item = OsString>, context: ToolContext) -> E
             ExitCode::from(err.exit_code())
         }
     }
+}
+
+/// What `--defer` and `--pin` ask, with the config's `[tool_search]` section added.
+fn deferral(defer: &[String], pin: &[String]) -> Deferral {
+    let mut deferral = Deferral::default().from_config().pin(pin.iter().cloned());
+    for name in defer {
+        deferral = if name == "all" {
+            deferral.all()
+        } else {
+            deferral.tools([name.clone()])
+        };
+    }
+    deferral
 }
 
 /// The first `max_chars` characters of `text`, with `…` when cut.

@@ -4,6 +4,7 @@ use std::fmt;
 use std::io::{self, Write};
 
 use hermes_tools::provider::{ReplyError, ToolCall, answer_messages, parse_calls};
+use hermes_tools::search::Deferral;
 use hermes_tools::{
     CallOptions, DefinitionsRequest, Format, ToolContext, ToolRegistry, Turn,
     definitions::Definitions, toolsets::SelectionError,
@@ -23,10 +24,14 @@ pub struct Settings {
     pub model: String,
     /// The most model requests.
     pub max_turns: u32,
-    /// The tool the first request forces, if any.
-    pub tool_choice: Option<String>,
+    /// The tools the first requests force, one each in order.
+    pub tool_choice: Vec<String>,
     /// The toolsets offered (empty: all).
     pub toolsets: Vec<String>,
+    /// The tools deferred (found through the bridge's `tool_search`).
+    pub deferral: Deferral,
+    /// The most tokens each reply may take, if bounded.
+    pub max_tokens: Option<u32>,
     /// The user's message.
     pub prompt: String,
 }
@@ -102,9 +107,10 @@ pub async fn run(
     ctx: &ToolContext,
     out: &mut dyn Write,
 ) -> Result<Ending, AgentError> {
-    let shown = offered(registry, settings)?;
+    let shown = offered(registry, settings, &[])?;
+    check_forced(&shown, settings)?;
     let mut tally = Tally::new(&shown);
-    let ending = converse(settings, registry, ctx, &shown, &mut tally, out).await;
+    let ending = converse(settings, registry, ctx, shown, &mut tally, out).await;
     // The counts matter most when the run went wrong, so they are printed either way.
     if tally.calls() > 0 || ending.is_ok() {
         writeln!(out, "{tally}")?;
@@ -113,57 +119,123 @@ pub async fn run(
     ending
 }
 
-/// The definitions of the selected toolsets, checked against `--tool-choice`.
-fn offered(registry: &ToolRegistry, settings: &Settings) -> Result<Definitions, AgentError> {
+/// The definitions of the selected toolsets, deferring what `settings` defers, with the tools
+/// `discovered` so far appended in full.
+fn offered(
+    registry: &ToolRegistry,
+    settings: &Settings,
+    discovered: &[String],
+) -> Result<Definitions, AgentError> {
     let request = DefinitionsRequest::all()
         .enable(settings.toolsets.iter().cloned())
-        .format(Format::OpenAi);
-    let shown = registry
+        .format(Format::OpenAi)
+        .defer(settings.deferral.clone())
+        .discovered(discovered.iter().cloned());
+    registry
         .definitions(&request)
-        .map_err(|err: SelectionError| AgentError::Usage(format!("--toolsets: {err}")))?;
-    if let Some(forced) = &settings.tool_choice
-        && !shown.contains(forced)
-    {
-        let names: Vec<&str> = shown.names().collect();
-        return Err(AgentError::Usage(format!(
-            "--tool-choice {forced}: no such tool is offered; the selected toolsets offer: {}",
-            if names.is_empty() {
-                "no tools".to_owned()
-            } else {
-                names.join(", ")
-            }
-        )));
+        .map_err(|err: SelectionError| AgentError::Usage(format!("--toolsets: {err}")))
+}
+
+/// Every `--tool-choice` name is a tool the model can be made to call: one in the list, one of
+/// the bridge's meta-tools, or a deferred tool (forced once a search has found it).
+fn check_forced(shown: &Definitions, settings: &Settings) -> Result<(), AgentError> {
+    let known = |name: &str| {
+        shown.contains(name)
+            || shown.is_deferred(name)
+            || shown.bridge().is_some_and(|bridge| bridge.contains(name))
+    };
+    let Some(forced) = settings.tool_choice.iter().find(|name| !known(name)) else {
+        return Ok(());
+    };
+    let mut names: Vec<&str> = shown.names().collect();
+    if let Some(bridge) = shown.bridge() {
+        names.extend(bridge.iter());
     }
-    Ok(shown)
+    Err(AgentError::Usage(format!(
+        "--tool-choice {forced}: no such tool is offered; the selected toolsets offer: {}",
+        if names.is_empty() {
+            "no tools".to_owned()
+        } else {
+            names.join(", ")
+        }
+    )))
+}
+
+/// Whether `name` is in the list sent (a tool in full, or a meta-tool of the bridge).
+fn listed(shown: &Definitions, name: &str) -> bool {
+    shown.contains(name) || shown.bridge().is_some_and(|bridge| bridge.contains(name))
+}
+
+/// The deferred tools a bridge answer names: the hits of a `tool_search` that are deferred, the
+/// tools a `tool_describe` described.
+fn found_in(
+    shown: &Definitions,
+    call: &ToolCall,
+    answer: &hermes_tools::ToolAnswer,
+) -> Vec<String> {
+    let Some(bridge) = shown.bridge() else {
+        return Vec::new();
+    };
+    if answer.is_error() {
+        return Vec::new();
+    }
+    let value = answer.to_value();
+    let names: Vec<&Value> = if call.name == bridge.search {
+        value["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|result| result["tools"].as_array().into_iter().flatten())
+            .map(|tool| &tool["name"])
+            .collect()
+    } else if call.name == bridge.describe {
+        value["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|tool| &tool["function"]["name"])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    names
+        .into_iter()
+        .filter_map(Value::as_str)
+        .filter(|name| shown.is_deferred(name))
+        .map(str::to_owned)
+        .collect()
 }
 
 async fn converse(
     settings: &Settings,
     registry: &ToolRegistry,
     ctx: &ToolContext,
-    shown: &Definitions,
+    mut shown: Definitions,
     tally: &mut Tally,
     out: &mut dyn Write,
 ) -> Result<Ending, AgentError> {
-    let tools: Vec<Value> = shown.iter().cloned().collect();
-    let turn = Turn::new().options(
-        CallOptions::new()
-            .from_agent_loop()
-            .definitions(shown.clone()),
-    );
+    let mut discovered: Vec<String> = Vec::new();
     let mut messages = vec![json!({"role": "user", "content": settings.prompt})];
     for request in 0..settings.max_turns {
-        let mut body = json!({
-            "model": settings.model,
-            "messages": messages,
-            "temperature": 0,
-        });
+        let tools: Vec<Value> = shown.iter().cloned().collect();
+        let turn = Turn::new().options(
+            CallOptions::new()
+                .from_agent_loop()
+                .definitions(shown.clone()),
+        );
+        let mut body = request_body(settings, &messages);
         // An empty `tools` array is refused by OpenAI: with nothing offered, send none.
         if !tools.is_empty() {
-            body["tools"] = Value::Array(tools.clone());
-            body["tool_choice"] = match (&settings.tool_choice, request) {
-                (Some(name), 0) => json!({"type": "function", "function": {"name": name}}),
-                _ => json!("auto"),
+            body["tools"] = Value::Array(tools);
+            // A forced tool not in the list yet (a deferred tool no search has found) is not
+            // forced: the endpoint would refuse a choice of a function it was not given.
+            let forced = usize::try_from(request)
+                .ok()
+                .and_then(|n| settings.tool_choice.get(n))
+                .filter(|name| listed(&shown, name));
+            body["tool_choice"] = match forced {
+                Some(name) => json!({"type": "function", "function": {"name": name}}),
+                None => json!("auto"),
             };
         }
         let (calls, mut message) = ask(settings, body).await?;
@@ -187,20 +259,28 @@ async fn converse(
         }
         out.flush()?;
         let answers = registry.run_turn(&calls, ctx, &turn).await;
+        let before = discovered.len();
         for (call, answer) in calls.iter().zip(&answers) {
             tally.record(call, answer);
             writeln!(out, "← {}", step(answer.as_str()))?;
+            for name in found_in(&shown, call, answer) {
+                if !discovered.contains(&name) {
+                    discovered.push(name);
+                }
+            }
         }
         out.flush()?;
         messages.extend(answer_messages(Format::OpenAi, calls.iter().zip(&answers)));
+        if discovered.len() > before {
+            writeln!(out, "(discovered: {})", discovered[before..].join(", "))?;
+            shown = offered(registry, settings, &discovered)?;
+            tally.learn(&shown);
+        }
     }
+    let tools: Vec<Value> = shown.iter().cloned().collect();
     // The limit: one last request that may not call a tool asks for the answer from what the
     // calls returned (as Hermes does at its iteration limit), so the work done is not lost.
-    let mut body = json!({
-        "model": settings.model,
-        "messages": messages,
-        "temperature": 0,
-    });
+    let mut body = request_body(settings, &messages);
     if !tools.is_empty() {
         body["tools"] = Value::Array(tools);
         body["tool_choice"] = json!("none");
@@ -217,6 +297,20 @@ async fn converse(
     }
     print_answer(out, text_of(&message))?;
     Ok(Ending::Answered)
+}
+
+/// A request's body before its tools: the model, the conversation, temperature 0, and
+/// `max_tokens` when bounded.
+fn request_body(settings: &Settings, messages: &[Value]) -> Value {
+    let mut body = json!({
+        "model": settings.model,
+        "messages": messages,
+        "temperature": 0,
+    });
+    if let Some(max_tokens) = settings.max_tokens {
+        body["max_tokens"] = json!(max_tokens);
+    }
+    body
 }
 
 /// One request: the reply's tool calls and its message.

@@ -59,6 +59,14 @@ impl Tally {
         }
     }
 
+    /// Learns the schemas of tools `shown` adds (a deferred tool discovered and appended).
+    pub fn learn(&mut self, shown: &Definitions) {
+        let learned = Self::new(shown).schemas;
+        for (name, schema) in learned {
+            self.schemas.entry(name).or_insert(schema);
+        }
+    }
+
     /// Judges one answered call and counts it.
     pub fn record(&mut self, call: &ToolCall, answer: &ToolAnswer) -> Outcome {
         let outcome = self.judge(call, answer);

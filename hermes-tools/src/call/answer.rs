@@ -19,7 +19,7 @@ use crate::secrets;
 pub(crate) const MAX_ANSWER_DEPTH: usize = 127;
 
 /// Whether the JSON text `json` nests arrays and objects deeper than `limit`. One pass over the
-/// bytes, jumping over strings (whose brackets are text): no recursion, no allocation, about
+/// bytes, jumping over strings (whose brackets are text) with memchr: no recursion, no allocation, about
 /// 1.5 to 2 GB/s (faster than serde_json's own pass that checked the text is JSON).
 fn nests_deeper_than(json: &str, limit: usize) -> bool {
     // Each level takes at least one byte: short text cannot be deep.
@@ -32,14 +32,20 @@ fn nests_deeper_than(json: &str, limit: usize) -> bool {
     while at < bytes.len() {
         match bytes[at] {
             b'"' => {
-                // To the closing quote, stepping over each escape: `\"` does not close.
+                // To the closing quote, stepping over each escape: `\"` does not close. The
+                // text between is skipped with memchr (a 20 MB string answer is mostly that).
                 at += 1;
-                while at < bytes.len() {
-                    match bytes[at] {
-                        b'"' => break,
-                        b'\\' => at += 2,
-                        _ => at += 1,
+                loop {
+                    let rest = bytes.get(at..).unwrap_or_default();
+                    let Some(found) = memchr::memchr2(b'"', b'\\', rest) else {
+                        // An unclosed string: nothing after it nests.
+                        return false;
+                    };
+                    at += found;
+                    if bytes[at] == b'"' {
+                        break;
                     }
+                    at += 2;
                 }
             }
             b'[' | b'{' => {

@@ -222,17 +222,26 @@ impl SamplingReply {
 }
 
 /// Why a question got no answer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AskError {
     /// Nobody can be asked: the call did not come from a client offering it (over MCP, one
     /// that declared the `elicitation` or `sampling` capability on a session).
-    #[error("cannot ask: {0}")]
     Unavailable(String),
     /// The question was put and failed: refused, malformed, or the connection closed.
-    #[error("asking failed: {0}")]
     Failed(String),
 }
+
+impl std::fmt::Display for AskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unavailable(why) => write!(f, "cannot ask: {why}"),
+            Self::Failed(why) => write!(f, "asking failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for AskError {}
 
 /// Answers a tool's questions on behalf of the side that called it.
 ///

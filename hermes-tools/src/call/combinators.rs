@@ -43,20 +43,43 @@ pub(crate) async fn unless<T>(
 
 /// Runs `futures` concurrently, at most `limit` (at least one) of them started at a time, in
 /// order, and returns their outputs at their indices (as `buffer_unordered`, collected).
+#[cfg(test)]
+pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::Output> {
+    bounded_by(futures, limit, Started::Running).await
+}
+
+/// What starting one job of [`bounded_by`] gave: its output at once, or a future to await.
+pub(crate) enum Started<F: Future> {
+    /// Done as it started (a job cheaper than a future's allocation).
+    Done(F::Output),
+    /// Running: awaited with the others.
+    Running(F),
+}
+
+/// Starts `jobs` in order with `start`, at most `limit` (at least one) running at a time, and
+/// returns their outputs at their indices (as `buffer_unordered`, collected). A job that
+/// `start` finishes at once never takes a place (nor an allocation).
 ///
 /// Every wake-up polls the running futures again, which costs nothing next to a tool call for
 /// the handful a turn runs at once.
-pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::Output> {
-    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
-    let mut waiting = futures.into_iter().enumerate();
+pub(crate) async fn bounded_by<T, F: Future>(
+    jobs: Vec<T>,
+    limit: usize,
+    mut start: impl FnMut(T) -> Started<F>,
+) -> Vec<F::Output> {
+    let mut outputs: Vec<Option<F::Output>> = jobs.iter().map(|_| None).collect();
+    let mut waiting = jobs.into_iter().enumerate();
     let mut running: Vec<(usize, Pin<Box<F>>)> = Vec::new();
     poll_fn(|cx| {
         loop {
             while running.len() < limit.max(1) {
-                let Some((i, future)) = waiting.next() else {
+                let Some((i, job)) = waiting.next() else {
                     break;
                 };
-                running.push((i, Box::pin(future)));
+                match start(job) {
+                    Started::Done(output) => outputs[i] = Some(output),
+                    Started::Running(future) => running.push((i, Box::pin(future))),
+                }
             }
             if running.is_empty() {
                 return Poll::Ready(());
@@ -76,7 +99,7 @@ pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::
         }
     })
     .await;
-    // Every future ran to its end above, so every slot is filled.
+    // Every job ran to its end above, so every slot is filled.
     outputs.into_iter().flatten().collect()
 }
 
@@ -107,6 +130,28 @@ mod tests {
             .collect();
         assert_eq!(bounded(futures, 3).await, vec![0, 2, 4, 6, 8, 10, 12]);
         assert_eq!(most.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn bounded_by_keeps_order_with_jobs_done_as_they_start() {
+        let started = Arc::new(crate::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&started);
+        // Odd jobs are done at once, even ones sleep (later ones less): outputs still in order,
+        // jobs started in order.
+        let outputs = bounded_by((0..6u64).collect(), 2, move |i| {
+            log.lock().push(i);
+            if i % 2 == 1 {
+                Started::Done(i * 10)
+            } else {
+                Started::Running(Box::pin(async move {
+                    tokio::time::sleep(Duration::from_millis(50 - 10 * i)).await;
+                    i * 10
+                }) as BoxFuture<'static, u64>)
+            }
+        })
+        .await;
+        assert_eq!(outputs, vec![0, 10, 20, 30, 40, 50]);
+        assert_eq!(*started.lock(), vec![0, 1, 2, 3, 4, 5]);
     }
 
     #[tokio::test]

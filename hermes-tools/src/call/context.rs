@@ -50,7 +50,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use crate::call::asking::{
     AskError, Asker, Elicitation, ElicitationReply, Sampling, SamplingReply, unavailable,
@@ -61,7 +61,7 @@ use crate::call::reports::{LogLevel, Progress};
 /// The context of one tool call: ids for tracing, the [`Session`] it belongs to, and a typed
 /// map of extensions.
 ///
-/// Cloning is cheap (two reference counts), so async tools can own it across `.await`s. Build
+/// Cloning is cheap (a few reference counts), so async tools can own it across `.await`s. Build
 /// one context per session and clone it for each call (adding the tool-call id): the clones
 /// share the session and its state.
 #[derive(Clone, Default)]
@@ -71,6 +71,24 @@ pub struct ToolContext {
     /// `registry()` and `config()` (defined beside the registry). Type-erased so that this
     /// module, which the registry's own parts use, does not depend on the registry.
     runner: Option<Runner>,
+    /// Beside `inner`, not in it: each call of a turn sets its own, and setting it here costs
+    /// no copy of the shared part.
+    tool_call_id: Option<CallId>,
+}
+
+/// A call's id: a part of a shared text, so that a turn keeps all its calls' ids in one
+/// allocation and each call's context points into it (no allocation per call).
+#[derive(Clone)]
+struct CallId {
+    text: Arc<str>,
+    /// The id's byte range in `text` (on character boundaries).
+    range: std::ops::Range<usize>,
+}
+
+impl CallId {
+    fn as_str(&self) -> &str {
+        &self.text[self.range.clone()]
+    }
 }
 
 /// The type-erased registry a context runs on.
@@ -80,7 +98,6 @@ pub(crate) type Runner = Arc<dyn Any + Send + Sync>;
 struct Inner {
     task_id: Option<Arc<str>>,
     session: Option<Session>,
-    tool_call_id: Option<Arc<str>>,
     // Arc, not Box, so that the context stays cheap to clone and to modify (`Arc::make_mut`).
     extensions: HashMap<TypeId, Extension>,
     /// Where the call's progress goes, when someone follows it.
@@ -151,8 +168,27 @@ impl ToolContext {
 
     /// Sets the id the model gave this tool call.
     pub fn with_tool_call_id(mut self, id: impl Into<Arc<str>>) -> Self {
-        Arc::make_mut(&mut self.inner).tool_call_id = Some(id.into());
+        let text: Arc<str> = id.into();
+        let range = 0..text.len();
+        self.tool_call_id = Some(CallId { text, range });
         self
+    }
+
+    /// Sets the call's id to `ids[range]` (a turn's ids, in one text), none when that is
+    /// empty. `range` must lie on character boundaries of `ids`.
+    pub(crate) fn set_tool_call_id_in(&mut self, ids: &Arc<str>, range: std::ops::Range<usize>) {
+        debug_assert!(ids.get(range.clone()).is_some(), "an id on char boundaries");
+        match &mut self.tool_call_id {
+            _ if range.is_empty() => self.tool_call_id = None,
+            // Another id of the same turn: no reference count touched.
+            Some(id) if Arc::ptr_eq(&id.text, ids) => id.range = range,
+            id => {
+                *id = Some(CallId {
+                    text: Arc::clone(ids),
+                    range,
+                })
+            }
+        }
     }
 
     /// Adds (or replaces) the extension of type `T`, which tools receive as `&T` or `Option<&T>`.
@@ -199,7 +235,7 @@ impl ToolContext {
 
     /// The id of the tool call, if set.
     pub fn tool_call_id(&self) -> Option<&str> {
-        self.inner.tool_call_id.as_deref()
+        self.tool_call_id.as_ref().map(CallId::as_str)
     }
 
     /// Reports how far the call has come: `done` of `total` (when known), and what is happening
@@ -430,6 +466,7 @@ impl ToolContext {
         ToolContext {
             inner: Arc::clone(&self.inner),
             runner: Some(runner),
+            tool_call_id: self.tool_call_id.clone(),
         }
     }
 

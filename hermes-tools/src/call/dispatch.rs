@@ -113,7 +113,8 @@ impl ToolRegistry {
             );
         }
         let suggestions = match offered {
-            Some(definitions) => nearest(name, definitions.names()),
+            // Deferred tools too: the model can reach them through the bridge.
+            Some(definitions) => nearest(name, definitions.entries().iter().map(|e| &*e.name)),
             None => nearest(name, snapshot.names()),
         };
         let mut message = match offered {

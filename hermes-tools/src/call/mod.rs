@@ -18,7 +18,8 @@
 //! 5. **budget** (`budget/`): an answer over the tool's (or the turn's [`TurnBudget`]) size cut
 //!    to fit, the whole of it spilled to a file the model can read in pages.
 //!
-//! `bridge.rs` drives an async tool from sync code; `context.rs`, `reports.rs` and `asking.rs`
+//! `bridge.rs` drives an async tool from sync code; `cost.rs` learns what a sync tool's
+//! calls cost, so that a turn runs cheap ones inline; `context.rs`, `reports.rs` and `asking.rs`
 //! are the context's parts.
 //!
 //! # Sessions outside MCP
@@ -73,6 +74,7 @@ pub(crate) mod budget;
 pub(crate) mod coercion;
 pub(crate) mod combinators;
 pub(crate) mod context;
+pub(crate) mod cost;
 pub(crate) mod dispatch;
 pub(crate) mod pipeline;
 pub(crate) mod reports;

@@ -16,6 +16,8 @@ use crate::call::dispatch::{Judge, run_async, run_sync};
 use crate::config::Config;
 use crate::definitions::Definitions;
 use crate::hooks::{self, ApprovalRequest, CallRecord, Directive, Hook, PendingCall, Status};
+use crate::registry::handle::Current;
+use crate::search::bridge::{self, Route};
 use crate::tool::Tool;
 
 /// How one call goes through the pipeline: everything beside the name, arguments and context.
@@ -40,10 +42,12 @@ pub struct CallOptions {
     /// needs `multi-thread`, so the field is read only with it).
     #[cfg(feature = "mcp")]
     on_worker: bool,
-    /// A sync tool runs on the blocking pool under its timeout, as a `blocking` one does: for
-    /// a turn's concurrent batch, whose calls share one task (inline, they would run one by
-    /// one), and a turn that can be cancelled (inline, it could not return before the call).
-    off_thread: bool,
+    /// `Some(limit)`: a sync tool runs inline, on the worker as is, when its recent calls each
+    /// took less than `limit` ([`crate::call::cost`]), else on the blocking pool under its
+    /// timeout, as a `blocking` one does; either way its run is measured. For a turn's
+    /// concurrent batch, whose calls share one task (inline, a slow one would hold the others
+    /// back), and a turn that can be cancelled (inline, it could not return before a slow call).
+    by_cost: Option<Duration>,
 }
 
 impl CallOptions {
@@ -78,9 +82,10 @@ impl CallOptions {
         self
     }
 
-    /// Runs a sync tool on the blocking pool, see `off_thread`.
-    pub(crate) fn off_thread(mut self) -> Self {
-        self.off_thread = true;
+    /// Runs a sync tool inline if its calls take less than `limit`, else on the blocking
+    /// pool, see `by_cost`.
+    pub(crate) fn by_cost(mut self, limit: Duration) -> Self {
+        self.by_cost = Some(limit);
         self
     }
 
@@ -96,11 +101,28 @@ impl CallOptions {
     }
 
     /// The definitions the model was given: the call may only name a tool among them, and its
-    /// arguments are judged against the schema it showed there (a dynamic override's).
+    /// arguments are judged against the schema it showed there (a dynamic override's). When
+    /// they defer tools, the calls of their bridge's meta-tools are served (see
+    /// [`crate::search`]), and a deferred tool can be called through the bridge only.
     pub fn definitions(mut self, definitions: Definitions) -> Self {
         self.definitions = Some(definitions);
         self
     }
+
+    /// The definitions the model was given, if the caller said.
+    pub(crate) fn shown(&self) -> Option<&Definitions> {
+        self.definitions.as_ref()
+    }
+}
+
+/// How a call entered the pipeline.
+enum Entry {
+    /// The tool named by the model.
+    Direct,
+    /// The real tool of a call through the bridge's call meta-tool.
+    Bridged,
+    /// A call of the bridge's search or describe meta-tool, answered already.
+    Meta(ToolAnswer),
 }
 
 /// One call on its way through the pipeline, once admitted: what steps 4 to 7 need.
@@ -108,10 +130,11 @@ struct Call<'a> {
     registry: &'a ToolRegistry,
     name: &'a str,
     args: &'a str,
-    ctx: ToolContext,
+    /// Running on `registry` (its runner set).
+    ctx: &'a ToolContext,
     options: &'a CallOptions,
-    config: Arc<Config>,
-    tool: Option<Arc<Tool>>,
+    config: &'a Arc<Config>,
+    tool: Option<&'a Arc<Tool>>,
     /// `None` when the registry has no hooks (read without its lock).
     hooks: Option<Arc<Vec<Hook>>>,
     /// The arguments parsed, only when hooks or the gate read them.
@@ -119,6 +142,13 @@ struct Call<'a> {
     /// When the call started, for the post-call hooks' duration (none without hooks: reading
     /// the clock is a tenth of a plain call's cost).
     started: Option<Instant>,
+}
+
+/// What a call is judged against: the registry's configuration and the tool of the call's
+/// name, if any (looked up by the caller, from the registry or a turn's [`Current`]).
+struct Found<'a> {
+    config: &'a Arc<Config>,
+    tool: Option<&'a Arc<Tool>>,
 }
 
 /// What admission decided.
@@ -177,9 +207,9 @@ impl ToolRegistry {
     ///    `multi-thread`, on by default), at the cost of a function call and with no timeout,
     ///    since a thread cannot be stopped; a sync tool declared
     ///    `#[tool(blocking)]` runs on tokio's blocking pool under its timeout, and when that
-    ///    expires the model is answered and the thread is left to finish; so does any sync tool
-    ///    in a turn's concurrent batch, or in a turn that can be cancelled
-    ///    ([`run_turn`](crate::ToolRegistry::run_turn));
+    ///    expires the model is answered and the thread is left to finish; so does a sync tool
+    ///    in a turn's concurrent batch, or in a turn that can be cancelled, unless its calls
+    ///    have been measured cheap ([`run_turn`](crate::ToolRegistry::run_turn));
     /// 5. redaction: every credential in the answer is masked (see [`redact`](crate::secrets::redact)),
     ///    whoever wrote it (the tool, an MCP server), unless the tool declares
     ///    `#[tool(raw_output)]` or the config says otherwise
@@ -208,7 +238,14 @@ impl ToolRegistry {
         ctx: &ToolContext,
         options: &CallOptions,
     ) -> ToolAnswer {
-        match self.admit(name, args, ctx, options) {
+        let route = bridge::route(self, name, args, options.shown());
+        let (name, args, entry) = entered(name, args, &route);
+        let (config, tool, ctx) = (self.config(), self.get(name), ctx.on(self));
+        let found = Found {
+            config: &config,
+            tool: tool.as_ref(),
+        };
+        match self.admit(name, args, &ctx, options, entry, found) {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
             Admission::Run(call) => {
                 let answer = call.run().await;
@@ -232,7 +269,46 @@ impl ToolRegistry {
         ctx: &ToolContext,
         options: &CallOptions,
     ) -> ToolAnswer {
-        match self.admit(name, args, ctx, options) {
+        let route = bridge::route(self, name, args, options.shown());
+        let (name, args, entry) = entered(name, args, &route);
+        let (config, tool, ctx) = (self.config(), self.get(name), ctx.on(self));
+        let found = Found {
+            config: &config,
+            tool: tool.as_ref(),
+        };
+        self.run_blocking(self.admit(name, args, &ctx, options, entry, found))
+    }
+
+    /// [`call_blocking_with`](Self::call_blocking_with) of a turn's call to a sync tool
+    /// measured cheap: the tools and config are the turn's `current` (taken anew when the
+    /// registry changed), `tool` is the one `current` has under `name`, and `ctx` already runs
+    /// on this registry, so the call takes no lock and copies no context.
+    pub(crate) fn call_blocking_current(
+        &self,
+        name: &str,
+        args: &str,
+        ctx: &ToolContext,
+        options: &CallOptions,
+        current: &Current,
+        tool: Option<&Arc<Tool>>,
+    ) -> ToolAnswer {
+        let route = bridge::route(self, name, args, options.shown());
+        let (name, args, entry) = entered(name, args, &route);
+        let tool = match route {
+            // `tool`, the caller's lookup of `name` in `current`.
+            Route::Direct => tool,
+            _ => current.snapshot.get(name),
+        };
+        let found = Found {
+            config: &current.config,
+            tool,
+        };
+        self.run_blocking(self.admit(name, args, ctx, options, entry, found))
+    }
+
+    /// Steps 4 to 8 of a blocking call, once admitted.
+    fn run_blocking(&self, admission: Admission<'_>) -> ToolAnswer {
+        match admission {
             Admission::Answer(call, answer, status) => call.finish(answer, status),
             Admission::Run(call) => {
                 let answer = if call.tool().is_some_and(runs_inline) {
@@ -253,19 +329,23 @@ impl ToolRegistry {
         &'a self,
         name: &'a str,
         args: &'a str,
-        ctx: &ToolContext,
+        ctx: &'a ToolContext,
         options: &'a CallOptions,
+        entry: Entry,
+        found: Found<'a>,
     ) -> Admission<'a> {
-        let config = self.config();
-        let offered = options
-            .definitions
-            .as_ref()
-            .is_none_or(|shown| shown.contains(name));
-        let tool = self.get(name).filter(|_| offered);
+        let config = found.config;
+        // A deferred tool is offered through the bridge only; a meta-tool is no tool.
+        let offered = match (&entry, options.shown()) {
+            (Entry::Meta(_), _) => false,
+            (_, None) => true,
+            (Entry::Direct, Some(shown)) => shown.callable(name),
+            (Entry::Bridged, Some(shown)) => shown.contains(name) || shown.is_deferred(name),
+        };
+        let tool = found.tool.filter(|_| offered);
         let hooks = self.hooks().current();
         // Parsed only for hooks and the gate: the plain path hands the raw text to dispatch.
-        let needs_value =
-            hooks.is_some() || tool.as_deref().is_some_and(|t| needs_approval(&config, t));
+        let needs_value = hooks.is_some() || tool.is_some_and(|t| needs_approval(config, t));
         let value = if needs_value {
             serde_json::from_str(args).unwrap_or(Value::Null)
         } else {
@@ -276,7 +356,7 @@ impl ToolRegistry {
             registry: self,
             name,
             args,
-            ctx: ctx.on(self),
+            ctx,
             options,
             config,
             tool,
@@ -288,15 +368,36 @@ impl ToolRegistry {
             let refusal = ToolAnswer::refusal(format!("{name} must be handled by the agent loop"));
             return Admission::Answer(call, refusal, Status::Blocked);
         }
-        match call.gate() {
-            Err(refusal) => Admission::Answer(call, refusal, Status::Blocked),
-            Ok(()) if call.tool.is_some() => Admission::Run(call),
-            Ok(()) => {
+        match (call.gate(), entry) {
+            (Err(refusal), _) => Admission::Answer(call, refusal, Status::Blocked),
+            (Ok(()), Entry::Meta(answer)) => {
+                let status = status_of(&answer);
+                Admission::Answer(call, answer, status)
+            }
+            (Ok(()), Entry::Direct)
+                if let Some(shown) = options.shown()
+                    && let Some(names) = shown.bridge()
+                    && shown.is_deferred(name) =>
+            {
+                let answer = bridge::deferred_direct_call(name, names);
+                Admission::Answer(call, answer, Status::Error)
+            }
+            (Ok(()), _) if call.tool.is_some() => Admission::Run(call),
+            (Ok(()), _) => {
                 // Not a second lookup: a tool registered since must not skip the gate.
                 let answer = self.unknown_tool(name, options.definitions.as_ref());
                 Admission::Answer(call, answer, Status::Error)
             }
         }
+    }
+}
+
+/// The name, arguments and entry of a call as `route` resolved it.
+fn entered<'r>(name: &'r str, args: &'r str, route: &'r Route) -> (&'r str, &'r str, Entry) {
+    match route {
+        Route::Direct => (name, args, Entry::Direct),
+        Route::Via { name, args } => (name, args, Entry::Bridged),
+        Route::Answer(answer) => (name, args, Entry::Meta(answer.clone())),
     }
 }
 
@@ -325,7 +426,7 @@ impl Call<'_> {
 
     /// The tool called, when it exists and is offered.
     fn tool(&self) -> Option<&Tool> {
-        self.tool.as_deref()
+        self.tool.map(|tool| &**tool)
     }
 
     /// Steps 2 and 3: pre-call hooks and the approval gate. `Err` is the refusal to answer.
@@ -337,7 +438,7 @@ impl Call<'_> {
                 name,
                 args_text: self.args,
                 args: &self.value,
-                ctx: &self.ctx,
+                ctx: self.ctx,
             };
             match hooks::run_pre(self.hooks(), &pending) {
                 Some(Directive::Block(message)) => return Err(ToolAnswer::refusal(message)),
@@ -345,12 +446,7 @@ impl Call<'_> {
                 None => {}
             }
         }
-        if approval.is_none()
-            && self
-                .tool
-                .as_deref()
-                .is_some_and(|t| needs_approval(&self.config, t))
-        {
+        if approval.is_none() && self.tool.is_some_and(|t| needs_approval(self.config, t)) {
             approval = Some(format!("{name} requires approval before it runs"));
         }
         let Some(reason) = approval else {
@@ -360,7 +456,7 @@ impl Call<'_> {
             tool: name,
             args: &self.value,
             reason: &reason,
-            ctx: &self.ctx,
+            ctx: self.ctx,
         };
         match self.registry.approval_gate() {
             None => Err(ToolAnswer::refusal(format!(
@@ -383,15 +479,20 @@ impl Call<'_> {
         false
     }
 
-    /// Step 4 for a sync tool, on this thread.
+    /// Step 4 for a sync tool, on this thread (measured, for a turn's call: `by_cost`).
     fn run_inline(&self) -> ToolAnswer {
         let Some(tool) = self.tool() else {
             return self
                 .registry
                 .unknown_tool(self.name, self.options.definitions.as_ref());
         };
-        let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
-        let run = || run_sync(tool, self.args, &self.ctx, &judge);
+        let judge = Judge::new(tool, self.options.definitions.as_ref(), self.config);
+        let run = || run_sync(tool, self.args, self.ctx, &judge);
+        if self.options.by_cost.is_some() {
+            // A turn's call measured cheap: cheaper than a hop to another thread, so run here
+            // without `block_in_place` either, and measured again.
+            return tool.cost().timed(run);
+        }
         // On a multi-thread runtime, let the executor move its other tasks off this worker
         // (without the `multi-thread` feature the tool runs on the worker, as `on_worker`).
         #[cfg(feature = "multi-thread")]
@@ -407,30 +508,39 @@ impl Call<'_> {
 
     /// Step 4: dispatch, where the tool's kind says (see the module docs).
     async fn run(&self) -> ToolAnswer {
-        let Some(tool) = self.tool.as_ref() else {
+        let Some(tool) = self.tool else {
             return self
                 .registry
                 .unknown_tool(self.name, self.options.definitions.as_ref());
         };
-        if runs_inline(tool) && !self.options.off_thread {
+        let learns = runs_inline(tool) && self.options.by_cost.is_some();
+        let cheap = || {
+            self.options
+                .by_cost
+                .is_some_and(|limit| tool.cost().is_under(limit))
+        };
+        if runs_inline(tool) && (!learns || cheap()) {
             return self.run_inline();
         }
         let limit = self.config.timeout_for(tool.name(), tool.timeout_secs());
         let finished = if tool.is_async() {
-            let judge = Judge::new(tool, self.options.definitions.as_ref(), &self.config);
-            tokio::time::timeout(limit, run_async(tool, self.args, &self.ctx, &judge)).await
+            let judge = Judge::new(tool, self.options.definitions.as_ref(), self.config);
+            tokio::time::timeout(limit, run_async(tool, self.args, self.ctx, &judge)).await
         } else {
-            // A `blocking` sync tool (or any sync tool of a turn's concurrent batch): the
+            // A `blocking` sync tool (or a sync tool of a turn not yet measured cheap): the
             // blocking pool owns what it needs.
             let (tool, args, ctx) = (Arc::clone(tool), self.args.to_owned(), self.ctx.clone());
-            let (config, shown) = (Arc::clone(&self.config), self.options.definitions.clone());
+            let (config, shown) = (Arc::clone(self.config), self.options.definitions.clone());
             let handoff = tokio::task::spawn_blocking(move || {
-                run_sync(
-                    &tool,
-                    &args,
-                    &ctx,
-                    &Judge::new(&tool, shown.as_ref(), &config),
-                )
+                let run = || {
+                    let judge = Judge::new(&tool, shown.as_ref(), &config);
+                    run_sync(&tool, &args, &ctx, &judge)
+                };
+                if learns {
+                    tool.cost().timed(run)
+                } else {
+                    run()
+                }
             });
             match tokio::time::timeout(limit, handoff).await {
                 Ok(joined) => Ok(joined.unwrap_or_else(|err| {
@@ -460,7 +570,7 @@ impl Call<'_> {
 
     /// Whether this call's answer is redacted: unless the config or the tool says otherwise.
     fn redacts(&self) -> bool {
-        let raw = self.tool.as_deref().is_some_and(Tool::is_raw_output);
+        let raw = self.tool.is_some_and(|tool| tool.is_raw_output());
         self.config.redacts_answers_of(self.name, raw)
     }
 
@@ -477,7 +587,7 @@ impl Call<'_> {
                     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
                 }),
                 status,
-                ctx: &self.ctx,
+                ctx: self.ctx,
             };
             hooks::run_post(self.hooks(), &record);
             match hooks::run_transforms(self.hooks(), &record) {
@@ -492,13 +602,10 @@ impl Call<'_> {
 
     /// Step 8: the tool's answer budget, within the turn's.
     fn fit_budget(&self, answer: ToolAnswer) -> ToolAnswer {
-        let config = &self.config;
-        let max_chars = self
-            .tool
-            .as_deref()
-            .map_or(config.default_max_result_chars, |t| {
-                config.max_result_chars_for(t.name(), t.max_result_chars())
-            });
+        let config = self.config;
+        let max_chars = self.tool.map_or(config.default_max_result_chars, |t| {
+            config.max_result_chars_for(t.name(), t.max_result_chars())
+        });
         let spill = Spill::configured(config);
         let fitted = match &self.options.turn {
             Some(turn) => turn.fit(self.name, answer.as_str(), max_chars, spill.as_ref()),

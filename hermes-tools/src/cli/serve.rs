@@ -12,11 +12,18 @@ pub(super) struct ServeFlags {
     /// without it they are neither listed nor callable.
     #[arg(long)]
     agent_loop_tools: bool,
+    /// List `tool_search`, `tool_describe` and `tool_call` instead of every tool: the client
+    /// finds the tools it needs and runs them through `tool_call` (the config's
+    /// `[tool_search] pin` keeps tools listed).
+    #[arg(long)]
+    search: bool,
     /// A browser origin allowed to call the HTTP endpoint besides loopback ones
     /// (scheme://host[:port]); repeat or separate with commas.
     #[arg(long, value_delimiter = ',', value_name = "ORIGIN")]
     allow_origin: Vec<String>,
-    /// How many HTTP sessions may live at once; another `initialize` is refused [default: 100].
+    /// How many HTTP sessions may live at once; another `initialize` is refused (503) [default:
+    /// 1000: an idle session holds about 72 KiB, so a full server's idle sessions about 70 MiB;
+    /// measured with bench/load].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     max_sessions: Option<u32>,
     /// Seconds an HTTP session may stay idle (no request, no stream open) before it ends, its
@@ -92,6 +99,10 @@ pub(super) struct ServeFlags {
     /// [default: 60].
     #[arg(long, value_name = "SECS")]
     list_ttl_secs: Option<u64>,
+    /// The most tools one tools/list answer holds; a longer list comes in pages, each ending
+    /// with a nextCursor (0: every tool in one answer) [default: 1000].
+    #[arg(long, value_name = "N")]
+    page_size: Option<usize>,
     /// Seconds a call of a tasks-capable client runs before it becomes a task [default: 10].
     #[arg(long, value_name = "SECS")]
     task_after_secs: Option<u64>,
@@ -148,6 +159,9 @@ impl Cli {
             .selection(selection)
             .agent_loop_tools(flags.agent_loop_tools)
             .allow_origins(flags.allow_origin);
+        if flags.search {
+            server = server.defer(crate::search::Deferral::default().all().from_config());
+        }
         if let Some(sessions) = flags.max_sessions {
             server = server.max_sessions(usize::try_from(sessions).unwrap_or(usize::MAX));
         }
@@ -175,6 +189,9 @@ impl Cli {
         }
         if let Some(secs) = flags.list_ttl_secs {
             server = server.list_ttl(std::time::Duration::from_secs(secs));
+        }
+        if let Some(tools) = flags.page_size {
+            server = server.page_size(tools);
         }
         if let Some(secs) = flags.request_state_ttl_secs {
             server = server.request_state_ttl(std::time::Duration::from_secs(secs));

@@ -43,12 +43,14 @@ use serde::de::DeserializeOwned;
 
 mod mcp;
 mod oauth;
+mod search;
 mod url;
 
 #[cfg(feature = "mcp")]
 pub(crate) use mcp::MODERN_PROTOCOL_VERSION;
 pub use mcp::{MCP_PROTOCOL_VERSIONS, McpProtocol, McpServerConfig, McpTransport, SamplingConfig};
 pub use oauth::{DEFAULT_OAUTH_REDIRECT_URI, JwtAlgorithm, OAuthConfig, OAuthGrant, PrivateKeyJwt};
+pub use search::{DEFAULT_MANIFEST_TOKENS, DEFAULT_SEARCH_RESULTS, ToolSearchConfig};
 #[cfg(feature = "mcp")]
 pub(crate) use url::display_url;
 
@@ -121,6 +123,9 @@ pub struct Config {
     /// [`TurnBudget`](crate::call::TurnBudget) of its own (0: no turn budget, each answer keeps
     /// only its own). Default [`DEFAULT_TURN_MAX_CHARS`], as Hermes' turn budget.
     pub turn_max_chars: usize,
+    /// Tool search and deferral: what lists asked with
+    /// [`Deferral::from_config`](crate::search::Deferral::from_config) defer.
+    pub tool_search: ToolSearchConfig,
 }
 
 impl Default for Config {
@@ -141,6 +146,7 @@ impl Default for Config {
             tools: BTreeMap::new(),
             mcp_servers: BTreeMap::new(),
             turn_max_chars: DEFAULT_TURN_MAX_CHARS,
+            tool_search: ToolSearchConfig::default(),
         }
     }
 }
@@ -210,11 +216,10 @@ pub struct ToolSettings {
 }
 
 /// A configuration that could not be read.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("cannot read config file {path}: {source}")]
     Io {
         /// The file.
         path: PathBuf,
@@ -222,13 +227,34 @@ pub enum ConfigError {
         source: std::io::Error,
     },
     /// The text is not valid TOML or does not match the configuration's keys.
-    #[error("invalid config{}: {message}", location(.path))]
     Invalid {
         /// The file, when read from one.
         path: Option<PathBuf>,
         /// What is wrong, naming the key (from the TOML parser).
         message: String,
     },
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Io { path, source } => {
+                write!(f, "cannot read config file {}: {source}", path.display())
+            }
+            Self::Invalid { path, message } => {
+                write!(f, "invalid config{}: {message}", location(path))
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io { source, .. } => Some(source),
+            Self::Invalid { .. } => None,
+        }
+    }
 }
 
 fn location(path: &Option<PathBuf>) -> String {

@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::time::Instant;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use super::list::{Definitions, DefinitionsRequest};
 

@@ -10,16 +10,27 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::definitions::formats::Format;
+use crate::search::{BridgeNames, Deferral};
 use crate::tool::schema::ParameterSchema;
 use crate::toolsets::Selection;
 
 /// Which tools to describe, and for which provider.
+///
+/// With a [`Deferral`], some tools are not sent in full: the list carries the bridge's
+/// meta-tools instead (see [`crate::search`]), and the tools the conversation has
+/// [`discovered`](Self::discovered) are appended in full, in discovery order, after everything
+/// sent before them, so a provider's prompt cache keeps holding.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct DefinitionsRequest {
     /// Enabled and disabled toolsets.
     pub selection: Selection,
     /// The provider's shape.
     pub format: Format,
+    /// Which tools are deferred (none by default).
+    pub deferral: Deferral,
+    /// Deferred tools found during the conversation, in the order found: sent in full, after
+    /// the rest of the list (a name that is not deferred, or not selected, is skipped).
+    pub discovered: Vec<String>,
 }
 
 impl DefinitionsRequest {
@@ -49,10 +60,33 @@ impl DefinitionsRequest {
         self.format = format;
         self
     }
+
+    /// Defers tools: see [`Deferral`].
+    pub fn defer(mut self, deferral: Deferral) -> Self {
+        self.deferral = deferral;
+        self
+    }
+
+    /// Appends deferred tools found during the conversation (kept once each, in the order
+    /// first found).
+    pub fn discovered<S: Into<String>>(mut self, names: impl IntoIterator<Item = S>) -> Self {
+        for name in names {
+            let name = name.into();
+            if !self.discovered.contains(&name) {
+                self.discovered.push(name);
+            }
+        }
+        self
+    }
 }
 
-/// An immutable, shared list of tool definitions, ordered by tool name, that remembers what
-/// each tool showed the model.
+/// An immutable, shared list of tool definitions, that remembers what each tool showed the
+/// model.
+///
+/// The list is in tool-name order; with a [`Deferral`], the tools sent in full come first in
+/// name order, then the bridge's meta-tools, then the discovered tools in discovery order. The
+/// deferred tools are not in the list, but it remembers them: they can be described and called
+/// through the bridge, and only through it.
 ///
 /// Cloning it is one reference count. Each definition is shared, not copied: a tool renders its
 /// definition in each format once, and every list it appears in holds that same [`Arc<Value>`].
@@ -64,12 +98,32 @@ impl DefinitionsRequest {
 pub struct Definitions(pub(super) Arc<Listed>);
 
 pub(super) struct Listed {
+    /// What is sent, in order.
     pub(super) values: Box<[Arc<Value>]>,
-    /// Each listed tool and the parameter schema it showed (an override's, or its static one),
-    /// sorted by name, as `values` is.
-    pub(super) shown: Box<[(Arc<str>, Arc<ParameterSchema>)]>,
+    /// Each tool listed or deferred, sorted by name.
+    pub(super) shown: Arc<[Shown]>,
     /// The definitions as one owned slice, for [`Deref`]: made on first use only.
     pub(super) slice: OnceLock<Box<[Value]>>,
+    /// The format of the definitions.
+    pub(super) format: Format,
+    /// The names of the bridge's meta-tools, when tools are deferred.
+    pub(super) bridge: Option<BridgeNames>,
+    /// Whether the deferred tools are marked for the provider's own search (Anthropic,
+    /// Responses) rather than behind the bridge.
+    pub(super) native: bool,
+}
+
+/// One tool of a list: sent in full or deferred.
+pub(crate) struct Shown {
+    pub(crate) name: Arc<str>,
+    /// The parameter schema it shows (an override's, or its static one).
+    pub(crate) schema: Arc<ParameterSchema>,
+    /// Its definition in the list's format (sent, or given by the bridge's describe).
+    pub(crate) definition: Arc<Value>,
+    /// Its toolset.
+    pub(crate) toolset: Arc<str>,
+    /// Whether it is sent in full (else deferred).
+    pub(crate) sent: bool,
 }
 
 impl Definitions {
@@ -103,19 +157,82 @@ impl Definitions {
         &self.0.values
     }
 
-    /// Whether the tool `name` is in this list.
+    /// Whether the tool `name` is sent in full in this list (a deferred tool is not).
     pub fn contains(&self, name: &str) -> bool {
-        self.shown(name).is_some()
+        self.entry(name).is_some_and(|shown| shown.sent)
     }
 
-    /// The names of the tools in this list, in name order.
+    /// The names of the tools sent in full in this list, in name order (the bridge's
+    /// meta-tools are not tools of the registry, and not among them).
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0.shown.iter().map(|(name, _)| &**name)
+        self.0
+            .shown
+            .iter()
+            .filter(|shown| shown.sent)
+            .map(|shown| &*shown.name)
     }
 
-    /// The parameter schema the tool `name` showed in this list.
+    /// The names of the deferred tools of this list, in name order: not sent, but searchable
+    /// and callable through the bridge.
+    pub fn deferred(&self) -> impl Iterator<Item = &str> {
+        self.0
+            .shown
+            .iter()
+            .filter(|shown| !shown.sent)
+            .map(|shown| &*shown.name)
+    }
+
+    /// Whether the tool `name` is deferred in this list.
+    pub fn is_deferred(&self, name: &str) -> bool {
+        self.entry(name).is_some_and(|shown| !shown.sent)
+    }
+
+    /// The names of the bridge's meta-tools in this list, when it defers tools.
+    pub fn bridge(&self) -> Option<&BridgeNames> {
+        self.0.bridge.as_ref()
+    }
+
+    /// Whether this list defers tools to the provider's own search ([`Format::Anthropic`],
+    /// [`Format::Responses`]; see [`Format::searches_natively`]): the deferred tools are in it,
+    /// marked `defer_loading`, with a search tool the client answers (see
+    /// [`crate::search`]), instead of the bridge's meta-tools.
+    pub fn searches_natively(&self) -> bool {
+        self.0.native
+    }
+
+    /// Whether the model may call the tool `name` by its own name under this list: it is sent
+    /// in full, or (native search) deferred, since the provider lets the model call it once a
+    /// search has loaded it. A tool behind the bridge is called through it instead.
+    pub fn callable(&self, name: &str) -> bool {
+        self.entry(name)
+            .is_some_and(|shown| shown.sent || self.0.native)
+    }
+
+    /// Whether a call of `name` is for this list to answer: a tool of it (sent or deferred),
+    /// or one of its bridge's meta-tools.
+    #[cfg(feature = "mcp")]
+    pub(crate) fn reachable(&self, name: &str) -> bool {
+        self.entry(name).is_some() || self.bridge().is_some_and(|names| names.contains(name))
+    }
+
+    /// The format the definitions are in.
+    pub fn format(&self) -> Format {
+        self.0.format
+    }
+
+    /// The parameter schema the tool `name` showed (or, deferred, would show) in this list.
     pub(crate) fn shown(&self, name: &str) -> Option<&Arc<ParameterSchema>> {
-        Some(&self.0.shown[self.position(name)?].1)
+        Some(&self.entry(name)?.schema)
+    }
+
+    /// The tool `name`, sent or deferred.
+    pub(crate) fn entry(&self, name: &str) -> Option<&Shown> {
+        Some(&self.0.shown[self.position(name)?])
+    }
+
+    /// Every tool, sent or deferred, in name order.
+    pub(crate) fn entries(&self) -> &[Shown] {
+        &self.0.shown
     }
 
     /// The definition of the tool `name` in this list (a binary search, no copy).
@@ -139,14 +256,35 @@ impl Definitions {
     /// assert!(listed.definition("nope").is_none());
     /// ```
     pub fn definition(&self, name: &str) -> Option<&Value> {
-        Some(&self.0.values[self.position(name)?])
+        self.entry(name)
+            .filter(|shown| shown.sent)
+            .map(|shown| &*shown.definition)
     }
 
-    /// Where the tool `name` is in this list (`shown` and `values` are in the same order).
+    /// The full definition of the tool `name`, sent or deferred: what the bridge's describe
+    /// gives the model.
+    pub fn full_definition(&self, name: &str) -> Option<&Value> {
+        self.entry(name).map(|shown| &*shown.definition)
+    }
+
+    /// The same list with its definitions sent in another order (`values`: a permutation of
+    /// this list's, which a conversation keeps as first sent).
+    pub(crate) fn reordered(&self, values: Vec<Arc<Value>>) -> Definitions {
+        Definitions(Arc::new(Listed {
+            values: values.into(),
+            shown: Arc::clone(&self.0.shown),
+            slice: OnceLock::new(),
+            format: self.0.format,
+            bridge: self.0.bridge.clone(),
+            native: self.0.native,
+        }))
+    }
+
+    /// Where the tool `name` is in `shown`.
     fn position(&self, name: &str) -> Option<usize> {
         self.0
             .shown
-            .binary_search_by(|(listed, _)| (**listed).cmp(name))
+            .binary_search_by(|shown| (*shown.name).cmp(name))
             .ok()
     }
 }

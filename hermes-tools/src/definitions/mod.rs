@@ -40,6 +40,12 @@
 //! repaired and validated against exactly that schema, and only the tools in them can be
 //! called; two agents with different selections on one registry never judge by each other's
 //! lists. Without them, a call is judged by each tool's static schema.
+//!
+//! # Deferred tools
+//!
+//! A request with a [`Deferral`](crate::search::Deferral) sends some tools not in full but
+//! through a search bridge, and appends the tools its conversation discovered: see
+//! [`crate::search`].
 
 pub(crate) mod cache;
 pub(crate) mod formats;
@@ -68,7 +74,7 @@ use crate::toolsets::{Selection, SelectionError};
 use cache::{Entry, Freshness};
 pub use formats::UnknownFormat;
 pub use list::Definitions;
-use list::{DefinitionsRequest, Listed};
+use list::{DefinitionsRequest, Listed, Shown};
 
 impl ToolRegistry {
     /// The definitions of the available tools `request` selects, shaped for its format.
@@ -104,8 +110,7 @@ impl ToolRegistry {
         // Only an override reads the context; most lists have none and skip building it.
         let config = self.config();
         let available: OnceLock<BTreeSet<String>> = OnceLock::new();
-        let mut values = Vec::with_capacity(tools.len());
-        let mut shown = Vec::with_capacity(tools.len());
+        let mut entries = Vec::with_capacity(tools.len());
         for tool in &tools {
             let (value, schema) = if tool.dynamic_schema().is_some() {
                 let available = available
@@ -122,14 +127,27 @@ impl ToolRegistry {
             } else {
                 (tool.rendered().get(request.format, tool), None)
             };
-            let schema = schema.unwrap_or_else(|| tool.parameter_schema_arc());
-            values.push(value);
-            shown.push((Arc::clone(tool.name_arc()), schema));
+            entries.push(Shown {
+                name: Arc::clone(tool.name_arc()),
+                schema: schema.unwrap_or_else(|| tool.parameter_schema_arc()),
+                definition: value,
+                toolset: Arc::clone(tool.toolset_arc()),
+                sent: true,
+            });
         }
+        let (values, bridge) =
+            crate::search::bridge::arrange(request, &config, &mut entries, |name| {
+                snapshot.get(name).is_some()
+            });
+        // Tools deferred without a bridge: the provider's own search loads them.
+        let native = bridge.is_none() && entries.iter().any(|e| !e.sent);
         let definitions = Definitions(Arc::new(Listed {
             values: values.into(),
-            shown: shown.into(),
+            shown: entries.into(),
             slice: OnceLock::new(),
+            format: request.format,
+            native,
+            bridge,
         }));
         self.definitions_cache().put(
             request.clone(),

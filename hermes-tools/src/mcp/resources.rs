@@ -38,8 +38,8 @@
 use std::fmt;
 use std::sync::{Arc, Weak};
 
+use crate::sync::Mutex;
 use linkme::distributed_slice;
-use parking_lot::Mutex;
 
 use crate::call::combinators::BoxFuture;
 use crate::tool::Provenance;

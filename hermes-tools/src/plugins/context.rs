@@ -13,14 +13,10 @@ use crate::tool::{Provenance, Tool, ToolBuilder};
 use crate::toolsets::Composite;
 
 /// Why a plugin did not load, or could not be unloaded.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PluginError {
     /// The plugin declared a tool with `overrides`, and the operator has not allowed it to.
-    #[error(
-        "plugin {plugin:?} may not override tool {tool:?}: add {plugin:?} to \
-         plugins.allow_tool_override in the config to allow it"
-    )]
     OverrideNotAllowed {
         /// The plugin.
         plugin: String,
@@ -28,11 +24,6 @@ pub enum PluginError {
         tool: String,
     },
     /// The plugin's tool has the name of an existing tool and does not declare `overrides`.
-    #[error(
-        "plugin {plugin:?} registers tool {tool:?}, which would replace the tool of toolset \
-         {existing_toolset:?} declared at {existing}; rename it, or declare it with `overrides` \
-         (the operator must also allow the plugin in plugins.allow_tool_override)"
-    )]
     WouldReplace {
         /// The plugin.
         plugin: String,
@@ -44,7 +35,6 @@ pub enum PluginError {
         existing: String,
     },
     /// The registry refused the tool (an invalid name, an MCP rule).
-    #[error("plugin {plugin:?}: {source}")]
     Register {
         /// The plugin.
         plugin: String,
@@ -52,7 +42,6 @@ pub enum PluginError {
         source: RegisterError,
     },
     /// A composite toolset of that name exists already; plugins add toolsets, never replace them.
-    #[error("plugin {plugin:?} registers toolset {toolset:?}, which already exists")]
     ToolsetExists {
         /// The plugin.
         plugin: String,
@@ -60,7 +49,6 @@ pub enum PluginError {
         toolset: String,
     },
     /// The register function panicked.
-    #[error("plugin {plugin:?} panicked while registering: {message}")]
     Panicked {
         /// The plugin.
         plugin: String,
@@ -68,11 +56,52 @@ pub enum PluginError {
         message: String,
     },
     /// No plugin of that name is known.
-    #[error("no plugin is named {0:?}")]
     NotFound(String),
     /// The plugin is known but not loaded.
-    #[error("plugin {0:?} is not loaded")]
     NotLoaded(String),
+}
+
+impl std::fmt::Display for PluginError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::OverrideNotAllowed { plugin, tool } => write!(
+                f,
+                "plugin {plugin:?} may not override tool {tool:?}: add {plugin:?} to \
+                 plugins.allow_tool_override in the config to allow it"
+            ),
+            Self::WouldReplace {
+                plugin,
+                tool,
+                existing_toolset,
+                existing,
+            } => write!(
+                f,
+                "plugin {plugin:?} registers tool {tool:?}, which would replace the tool of \
+                 toolset {existing_toolset:?} declared at {existing}; rename it, or declare it \
+                 with `overrides` (the operator must also allow the plugin in \
+                 plugins.allow_tool_override)"
+            ),
+            Self::Register { plugin, source } => write!(f, "plugin {plugin:?}: {source}"),
+            Self::ToolsetExists { plugin, toolset } => write!(
+                f,
+                "plugin {plugin:?} registers toolset {toolset:?}, which already exists"
+            ),
+            Self::Panicked { plugin, message } => {
+                write!(f, "plugin {plugin:?} panicked while registering: {message}")
+            }
+            Self::NotFound(plugin) => write!(f, "no plugin is named {plugin:?}"),
+            Self::NotLoaded(plugin) => write!(f, "plugin {plugin:?} is not loaded"),
+        }
+    }
+}
+
+impl std::error::Error for PluginError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Register { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 /// A tool a plugin registered: enough to take it away again.

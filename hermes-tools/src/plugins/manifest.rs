@@ -101,7 +101,7 @@ pub enum OutputFormat {
 }
 
 /// A manifest that could not be read or is invalid.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ManifestError {
     /// The manifest file.
     pub file: PathBuf,
@@ -112,6 +112,8 @@ pub struct ManifestError {
     /// What is wrong.
     pub message: String,
 }
+
+impl std::error::Error for ManifestError {}
 
 impl fmt::Display for ManifestError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

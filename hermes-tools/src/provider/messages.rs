@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value, json};
 
-use super::{ToolCall, family, is_generated_id};
+use super::{ToolCall, family, is_generated_id, search};
 use crate::call::answer::{ContentPart, ToolAnswer};
 use crate::definitions::formats::Format;
 
@@ -58,9 +58,18 @@ pub fn answer_messages<'a>(
 ) -> Vec<Value> {
     let answered = answered.into_iter();
     match family(format) {
-        Format::Responses => answered.map(responses).collect(),
+        Format::Responses => answered
+            .map(|(call, answer)| {
+                search::responses_output(call, answer).unwrap_or_else(|| responses((call, answer)))
+            })
+            .collect(),
         Format::Anthropic => one_message(
-            answered.map(anthropic).collect(),
+            answered
+                .map(|(call, answer)| {
+                    search::anthropic_result(call, answer)
+                        .unwrap_or_else(|| anthropic((call, answer)))
+                })
+                .collect(),
             |blocks| json!({"role": "user", "content": blocks}),
         ),
         Format::Gemini => one_message(

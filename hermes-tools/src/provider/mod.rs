@@ -155,6 +155,7 @@ use crate::definitions::formats::Format;
 mod at;
 mod messages;
 mod parse;
+mod search;
 mod stream;
 #[cfg(test)]
 mod tests;
@@ -162,6 +163,8 @@ pub(crate) mod turn;
 
 pub use messages::answer_messages;
 pub use parse::parse_calls;
+pub use search::SEARCH_TOOL;
+pub(crate) use search::found as search_answer;
 pub use stream::CallAccumulator;
 pub use turn::TurnCancel;
 
@@ -221,12 +224,19 @@ impl ToolCall {
 ///     "at /tool_calls/0/function/arguments: expected a string, found an object"
 /// );
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("at {}: {message}", Shown(pointer))]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReplyError {
     pointer: String,
     message: String,
 }
+
+impl fmt::Display for ReplyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at {}: {}", Shown(&self.pointer), self.message)
+    }
+}
+
+impl std::error::Error for ReplyError {}
 
 impl ReplyError {
     /// The message is redacted: it may quote a provider's own words (a stream's error event)

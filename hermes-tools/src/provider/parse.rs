@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::at::{At, object_arguments, text_arguments};
-use super::{ReplyError, ToolCall, family, generated_id};
+use super::{ReplyError, SEARCH_TOOL, ToolCall, family, generated_id};
 use crate::definitions::formats::Format;
 
 /// Every tool call in a provider's (non-streamed) reply, in the model's order. Empty when the
@@ -160,6 +160,9 @@ fn responses(root: &At<'_>) -> Result<Vec<ToolCall>, ReplyError> {
 pub(super) fn responses_item(item: &At<'_>) -> Result<Option<ToolCall>, ReplyError> {
     item.object()?;
     let kind = item.field("type", "every output item has a type")?.str()?;
+    if kind == "tool_search_call" {
+        return responses_search_call(item);
+    }
     if kind != "function_call" {
         return Ok(None);
     }
@@ -170,6 +173,21 @@ pub(super) fn responses_item(item: &At<'_>) -> Result<Option<ToolCall>, ReplyErr
             .name()?
             .to_owned(),
         arguments: text_arguments(item.get("arguments"))?,
+    }))
+}
+
+/// A Responses `tool_search_call` item as a call of [`SEARCH_TOOL`]; `None` for a search the
+/// server ran (`execution: "server"`), which needs no answer.
+pub(super) fn responses_search_call(item: &At<'_>) -> Result<Option<ToolCall>, ReplyError> {
+    if let Some(execution) = item.get("execution")
+        && execution.str()? != "client"
+    {
+        return Ok(None);
+    }
+    Ok(Some(ToolCall {
+        id: responses_call_id(item)?.to_owned(),
+        name: SEARCH_TOOL.to_owned(),
+        arguments: object_arguments(item.get("arguments"))?,
     }))
 }
 

@@ -483,6 +483,16 @@ fn responses_event(
 fn responses_partial(item: &At<'_>) -> Result<Option<Partial>, ReplyError> {
     item.object()?;
     let kind = item.field("type", "every output item has a type")?.str()?;
+    if kind == "tool_search_call" {
+        // A search call has no argument events: its item carries the arguments, whole when
+        // the item is done (which ends it).
+        return Ok(parse::responses_search_call(item)?.map(|call| Partial {
+            id: Some(call.id),
+            name: Some(call.name),
+            arguments: call.arguments,
+            ..Partial::default()
+        }));
+    }
     if kind != "function_call" {
         return Ok(None);
     }

@@ -7,17 +7,18 @@ use std::ops::Range;
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use tokio::sync::Notify;
 
 use crate::ToolRegistry;
 use crate::call::answer::ToolAnswer;
 use crate::call::budget::TurnBudget;
-use crate::call::combinators::{bounded, unless};
+use crate::call::combinators::{Started, bounded_by, unless};
 use crate::call::context::ToolContext;
 use crate::call::pipeline::CallOptions;
 use crate::provider::ToolCall;
-#[cfg(doc)]
+use crate::registry::handle::Current;
 use crate::tool::Tool;
 
 /// Calls of one batch running at once when the turn does not say (Hermes' tool worker pool
@@ -87,7 +88,17 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 /// runtime, the current-thread one included. A sync tool runs inline when it runs alone (as
 /// [`call`](crate::ToolRegistry::call) runs it); in a batch of two or more, inline would
 /// serialise the batch (one task runs one sync call at a time), so it runs on tokio's blocking
-/// pool instead, under its timeout, as a `#[tool(blocking)]` tool always does.
+/// pool instead, under its timeout, as a `#[tool(blocking)]` tool always does, unless it is
+/// **cheap**: the turn measures each sync call it hands off or runs this way, and a tool whose
+/// recent calls each took under 20 µs ([`Turn::inline_under`]) runs inline on the turn's task,
+/// since the hop to another thread (5-15 µs) would cost more than it holds the batch back. A tool never measured, or
+/// seen slow in its last few dozen calls, goes to the pool; a cheap tool whose calls turn slow
+/// holds its batch back for two of them (one slow call alone is taken for the thread having
+/// been descheduled), and goes to the pool from then on. A cheap call costs about what the
+/// same call alone would: the turn keeps the registry's tools and config across its calls
+/// (taken anew whenever the registry changes, so a call runs the tool and config registered
+/// when it starts, even if an earlier call of the batch changed them), and its calls' ids in
+/// one allocation.
 ///
 /// What the pipeline does before a tool runs (pre-call hooks, the approval gate) is sync and
 /// runs on the turn's task as each call starts: a gate that asks the user holds the batch's
@@ -110,7 +121,8 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 ///   running sync call cannot be stopped, so it is left to finish and its answer is discarded.
 ///   Either running kind answers that it was interrupted and its effect may be partial. So
 ///   that this holds for a sync call running alone too, a turn that can be cancelled runs every
-///   sync tool on the blocking pool. A call cut short by cancellation skips its post-call
+///   sync tool on the blocking pool unless it is cheap (measured as above: it is done before a
+///   cancellation could be noticed). A call cut short by cancellation skips its post-call
 ///   hooks (it has no answer to show them), and a call that never started skips every hook.
 ///
 /// How one model turn's calls run: the pipeline options every call shares, a concurrency
@@ -132,6 +144,7 @@ pub struct Turn {
     options: CallOptions,
     max_concurrency: usize,
     cancel: Option<TurnCancel>,
+    inline_under: Duration,
 }
 
 impl Default for Turn {
@@ -140,6 +153,7 @@ impl Default for Turn {
             options: CallOptions::new(),
             max_concurrency: DEFAULT_MAX_CONCURRENCY,
             cancel: None,
+            inline_under: crate::call::cost::CHEAP,
         }
     }
 }
@@ -162,6 +176,24 @@ impl Turn {
     /// still keeps its order, and a turn always makes progress).
     pub fn max_concurrency(mut self, n: usize) -> Self {
         self.max_concurrency = n.max(1);
+        self
+    }
+
+    /// How cheap a sync tool's calls must be to run inline on the turn's task where the turn
+    /// would otherwise hand them to the blocking pool (see "Where a call runs" in the [`Turn`]
+    /// docs): its recent calls each took less than `limit`. 20 µs by default, about two hops to
+    /// the pool on a typical machine; `Duration::ZERO` hands every such call to the pool.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use hermes_tools::Turn;
+    ///
+    /// // Tools measured under a millisecond may hold the batch back that long.
+    /// let turn = Turn::new().inline_under(Duration::from_millis(1));
+    /// # let _ = turn;
+    /// ```
+    pub fn inline_under(mut self, limit: Duration) -> Self {
+        self.inline_under = limit;
         self
     }
 
@@ -304,19 +336,40 @@ impl ToolRegistry {
             }
         }
         let cancel = turn.cancel.as_ref();
-        // A sync tool leaves the turn's task when the task has more to do meanwhile: run the
-        // rest of its batch, or notice a cancellation.
-        let pooled = options.clone().off_thread();
+        // A sync tool leaves the turn's task when the task has more to do meanwhile (run the
+        // rest of its batch, or notice a cancellation), unless it is cheaper than leaving.
+        let pooled = options.clone().by_cost(turn.inline_under);
         let alone = if cancel.is_some() { &pooled } else { &options };
         let repeated = repeated_ids(calls);
+        // The tools and config every call of the turn sees, taken anew only when the registry
+        // changes (a call may register a tool): no lock per call.
+        let mut current = self.current();
         let parallel: Vec<bool> = calls
             .iter()
             .zip(&repeated)
             .map(|(call, &repeated)| {
                 // A repeated id does not run, so it races nothing.
-                repeated || self.get(&call.name).is_some_and(|t| t.is_parallel_safe())
+                repeated
+                    || match options.shown() {
+                        None => current
+                            .snapshot
+                            .get(&call.name)
+                            .is_some_and(|tool| tool.is_parallel_safe()),
+                        shown => crate::search::bridge::parallel_safe(
+                            self,
+                            &call.name,
+                            &call.arguments,
+                            shown,
+                        ),
+                    }
             })
             .collect();
+        // Every call's id in one text, each call's context pointing into it: no allocation
+        // per call.
+        let ids = CallIds::new(calls);
+        // The context of the turn's calls to cheap tools, set to each one's id in turn (it
+        // runs on this registry already, so the pipeline copies nothing).
+        let mut inline_ctx = ctx.on(self).into_owned();
         let batches = batches(&parallel);
         tracing::debug!(
             calls = calls.len(),
@@ -327,27 +380,42 @@ impl ToolRegistry {
         let mut answers = Vec::with_capacity(calls.len());
         for range in batches {
             let repeated = &repeated[range.clone()];
-            let batch = &calls[range];
+            let batch = &calls[range.clone()];
             if let [call] = batch {
                 let answer = if repeated[0] {
                     repeated_id(call)
                 } else {
-                    self.run_in_turn(call, ctx, alone, cancel).await
+                    self.run_in_turn(call, ids.context(ctx, range.start), alone, cancel)
+                        .await
                 };
                 answers.push(answer);
                 continue;
             }
-            // The futures are made first (they do nothing until polled), outside any closure
-            // the running holds: rustc's higher-ranked lifetime inference could otherwise fail
-            // to prove the turn's future `Send` (`the_turn_future_can_be_spawned` pins it).
-            let pooled = &pooled;
-            let calls: Vec<_> = batch
-                .iter()
+            let (pooled, ids, current, inline_ctx) = (&pooled, &ids, &mut current, &mut inline_ctx);
+            let jobs: Vec<(usize, &ToolCall)> = (range.clone())
+                .zip(batch)
                 .zip(repeated)
                 .filter(|(_, repeated)| !**repeated)
-                .map(|(call, _)| self.run_in_turn(call, ctx, pooled, cancel))
+                .map(|(job, _)| job)
                 .collect();
-            let mut ran = bounded(calls, turn.max_concurrency).await.into_iter();
+            let mut ran = bounded_by(jobs, turn.max_concurrency, |(at, call)| {
+                // Whether the call is to a sync tool measured cheap, as it starts (after the
+                // calls before it were measured): it runs then and there, with no future
+                // ("Where a call runs"), on the tool registered now.
+                self.refresh(current);
+                let tool = current.snapshot.get(&call.name);
+                let cheap = tool.is_some_and(|t| {
+                    !t.is_async() && !t.is_blocking() && t.cost().is_under(turn.inline_under)
+                });
+                if cheap {
+                    let ctx = ids.set(inline_ctx, at);
+                    Started::Done(self.run_now(call, ctx, pooled, cancel, current, tool))
+                } else {
+                    Started::Running(self.run_in_turn(call, ids.context(ctx, at), pooled, cancel))
+                }
+            })
+            .await
+            .into_iter();
             for (call, &repeated) in batch.iter().zip(repeated) {
                 answers.push(match repeated {
                     true => repeated_id(call),
@@ -358,19 +426,32 @@ impl ToolRegistry {
         answers
     }
 
-    /// One call of a turn, with the call's id in its context, raced against cancellation.
-    async fn run_in_turn(
+    /// One call of a turn to a sync tool measured cheap, run to its end right here: it is done
+    /// before a cancellation could be noticed, so only one that came before it is. `ctx`
+    /// holds the call's id.
+    fn run_now(
         &self,
         call: &ToolCall,
         ctx: &ToolContext,
         options: &CallOptions,
         cancel: Option<&TurnCancel>,
+        current: &Current,
+        tool: Option<&Arc<Tool>>,
     ) -> ToolAnswer {
-        let ctx = if call.id.is_empty() {
-            ctx.clone()
-        } else {
-            ctx.clone().with_tool_call_id(call.id.as_str())
-        };
+        if cancel.is_some_and(TurnCancel::is_cancelled) {
+            return not_run(&call.name);
+        }
+        self.call_blocking_current(&call.name, &call.arguments, ctx, options, current, tool)
+    }
+
+    /// One call of a turn, with the call's id in its context `ctx`, raced against cancellation.
+    async fn run_in_turn(
+        &self,
+        call: &ToolCall,
+        ctx: ToolContext,
+        options: &CallOptions,
+        cancel: Option<&TurnCancel>,
+    ) -> ToolAnswer {
         let Some(cancel) = cancel else {
             return self
                 .call_with(&call.name, &call.arguments, &ctx, options)
@@ -390,6 +471,49 @@ impl ToolRegistry {
     }
 }
 
+/// The ids of a turn's calls in one text, and where each call's is.
+struct CallIds {
+    text: Arc<str>,
+    /// Where each call's id ends in `text` (it starts where the previous one ends).
+    ends: Vec<usize>,
+}
+
+impl CallIds {
+    fn new(calls: &[ToolCall]) -> Self {
+        let mut text = String::with_capacity(calls.iter().map(|call| call.id.len()).sum());
+        let ends = calls
+            .iter()
+            .map(|call| {
+                text.push_str(&call.id);
+                text.len()
+            })
+            .collect();
+        Self {
+            text: text.into(),
+            ends,
+        }
+    }
+
+    /// The id of call `at`'s byte range in the text.
+    fn range(&self, at: usize) -> Range<usize> {
+        let start = at.checked_sub(1).map_or(0, |before| self.ends[before]);
+        start..self.ends[at]
+    }
+
+    /// `ctx`, set to call `at`'s id (none for an empty one).
+    fn set<'c>(&self, ctx: &'c mut ToolContext, at: usize) -> &'c ToolContext {
+        ctx.set_tool_call_id_in(&self.text, self.range(at));
+        ctx
+    }
+
+    /// The turn's context `ctx` with call `at`'s id in it.
+    fn context(&self, ctx: &ToolContext, at: usize) -> ToolContext {
+        let mut ctx = ctx.clone();
+        self.set(&mut ctx, at);
+        ctx
+    }
+}
+
 /// The batches of a turn whose calls are parallel-safe or not, in order: each maximal run of
 /// parallel-safe calls is one batch, every other call a batch of its own.
 fn batches(parallel: &[bool]) -> Vec<Range<usize>> {
@@ -406,7 +530,10 @@ fn batches(parallel: &[bool]) -> Vec<Range<usize>> {
 /// For each call, whether an earlier call of the reply has its id (an empty id repeats
 /// nothing: such calls are told apart by their place).
 fn repeated_ids(calls: &[ToolCall]) -> Vec<bool> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(
+        calls.len(),
+        foldhash::fast::RandomState::default(),
+    );
     calls
         .iter()
         .map(|call| !call.id.is_empty() && !seen.insert(call.id.as_str()))

@@ -1,16 +1,19 @@
 //! The [`ToolRegistry`] handle: its shared state, its constructors, and registering and
 //! deregistering tools, toolsets and aliases under the rules of the [module docs](super).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use parking_lot::{Mutex, RwLock};
+use crate::sync::{Mutex, RwLock};
 
 use super::{Conflict, RegisterError, Snapshot, check_tool, toolset_name};
 use crate::call::context::ToolContext;
 use crate::config::Config;
 use crate::definitions::cache::DefinitionsCache;
 use crate::hooks::{ApprovalGate, Hooks};
+use crate::search::SearchIndex;
 use crate::tool::discovery::{TOOLS, TOOLSETS};
 use crate::tool::{Tool, ToolDecl};
 use crate::toolsets::Composite;
@@ -49,6 +52,8 @@ struct Inner {
     availability: Availability,
     hooks: Hooks,
     definitions_cache: DefinitionsCache,
+    /// The search index of the latest generation searched (built on first search).
+    search_index: Mutex<Option<SearchIndex>>,
     /// The generation, sent on every change, for those who wait for one (MCP servers).
     changes: tokio::sync::watch::Sender<u64>,
     approval_gate: RwLock<Option<Arc<dyn ApprovalGate>>>,
@@ -58,6 +63,20 @@ struct Inner {
     /// Why the tools under a name prefix are missing (the tools of an MCP server that is down
     /// or failed to start), longest prefix first: a call of such a name is told why.
     absences: RwLock<Vec<(String, String)>>,
+    /// Bumped after every change of the snapshot or the config, under its lock: a turn keeps
+    /// both across its calls and takes them anew only when this moved ([`Current`]).
+    epoch: AtomicU64,
+}
+
+/// The registry's tools and configuration as a call sees them, kept by a turn across its
+/// calls: [`ToolRegistry::refresh`] takes them anew only when the registry changed since,
+/// which costs one atomic load instead of a lock and two reference counts per call.
+pub(crate) struct Current {
+    epoch: u64,
+    /// The tools.
+    pub(crate) snapshot: Arc<Snapshot>,
+    /// The configuration.
+    pub(crate) config: Arc<Config>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -90,14 +109,17 @@ impl ToolContext {
     }
 
     /// This context, running on `registry` (what a registry does before it calls a tool).
-    pub(crate) fn on(&self, registry: &ToolRegistry) -> ToolContext {
+    /// Borrowed when it already does (no reference count touched).
+    pub(crate) fn on(&self, registry: &ToolRegistry) -> Cow<'_, ToolContext> {
         let same = self.runner().is_some_and(|runner| {
             std::ptr::addr_eq(Arc::as_ptr(runner), Arc::as_ptr(&registry.inner))
         });
         if same {
-            self.clone()
+            Cow::Borrowed(self)
         } else {
-            self.with_runner(Arc::clone(&registry.inner) as crate::call::context::Runner)
+            Cow::Owned(
+                self.with_runner(Arc::clone(&registry.inner) as crate::call::context::Runner),
+            )
         }
     }
 }
@@ -156,6 +178,7 @@ impl ToolRegistry {
             let mut guard = self.inner.config.write();
             guard.0 = Arc::new(config);
             guard.1 += 1;
+            self.changed();
         }
         self.inner.availability.set_default_ttl(ttl);
     }
@@ -189,6 +212,11 @@ impl ToolRegistry {
 
     pub(crate) fn definitions_cache(&self) -> &DefinitionsCache {
         &self.inner.definitions_cache
+    }
+
+    /// The search index slot: the index of the latest generation searched.
+    pub(crate) fn search_slot(&self) -> &Mutex<Option<SearchIndex>> {
+        &self.inner.search_index
     }
 
     /// How many definitions lists are cached (at most 64 selections).
@@ -321,8 +349,11 @@ impl ToolRegistry {
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
         self.inner.changes.send_replace(snapshot.generation);
-        let name: Arc<str> = Arc::from(tool.name());
-        Ok(snapshot.tools.insert(name, tool))
+        // The tool's own name, shared: no second copy per tool.
+        let name = Arc::clone(tool.name_arc());
+        let replaced = snapshot.tools.insert(name, tool);
+        self.changed();
+        Ok(replaced)
     }
 
     /// Removes `tool` if it is still the one registered under its name (not a replacement
@@ -404,7 +435,9 @@ impl ToolRegistry {
         let snapshot = Arc::make_mut(&mut guard);
         snapshot.generation += 1;
         self.inner.changes.send_replace(snapshot.generation);
-        change(snapshot)
+        let out = change(snapshot);
+        self.changed();
+        out
     }
 
     /// Like [`mutate`](Self::mutate), bumping the generation only when `change` returns `Some`.
@@ -415,7 +448,32 @@ impl ToolRegistry {
         next.generation += 1;
         self.inner.changes.send_replace(next.generation);
         *guard = Arc::new(next);
+        self.changed();
         Some(removed)
+    }
+
+    /// Marks a change of the snapshot or the config (called under its lock, after it).
+    fn changed(&self) {
+        self.inner.epoch.fetch_add(1, Ordering::Release);
+    }
+
+    /// The tools and configuration as they are now.
+    pub(crate) fn current(&self) -> Current {
+        // Read before them: a change made after this load moves the epoch past it, so the
+        // next `refresh` sees it.
+        let epoch = self.inner.epoch.load(Ordering::Acquire);
+        Current {
+            epoch,
+            snapshot: self.snapshot(),
+            config: self.config(),
+        }
+    }
+
+    /// Takes `current` anew if the tools or the configuration changed since it was taken.
+    pub(crate) fn refresh(&self, current: &mut Current) {
+        if self.inner.epoch.load(Ordering::Acquire) != current.epoch {
+            *current = self.current();
+        }
     }
 
     /// Removes the tool of that name, returning it; the generation changes only if one was removed.

@@ -41,22 +41,15 @@ use crate::tool::{Provenance, Tool};
 use crate::toolsets::{Catalog, Composite, ToolsetNameError, check_toolset_name};
 
 /// Why a tool was not registered.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegisterError {
     /// The name is not `^[a-zA-Z0-9_-]{1,64}$`, which every provider requires.
-    #[error(
-        "tool name {name:?} is invalid: use 1 to 64 characters from a-z, A-Z, 0-9, '_' and '-'"
-    )]
     InvalidName {
         /// The refused name.
         name: String,
     },
     /// A tool of another toolset has the name, and the new tool does not declare `overrides`.
-    #[error(
-        "tool {name:?} of toolset {toolset:?} would replace the tool of toolset {existing_toolset:?} \
-         declared at {existing}; rename it, or declare it with `overrides` to replace it"
-    )]
     Shadowing {
         /// The contested name.
         name: String,
@@ -69,7 +62,6 @@ pub enum RegisterError {
     },
     /// A name used as a toolset name (a tool's toolset, a composite's name, an alias or
     /// its target) breaks the rule of [`check_toolset_name`].
-    #[error("{used_as} {name:?} is not a valid toolset name: {problem}")]
     InvalidToolset {
         /// What the name was given as, such as `toolset of tool "search"` or `alias`.
         used_as: String,
@@ -80,7 +72,6 @@ pub enum RegisterError {
     },
     /// The parameter schema of a tool built at run time is not one every provider accepts
     /// (see [`ToolBuilder::parameters`](crate::tool::ToolBuilder::parameters)).
-    #[error("tool {name:?} has an invalid parameter schema at {}: {problem}", at_pointer(.pointer))]
     InvalidSchema {
         /// The refused tool.
         name: String,
@@ -90,10 +81,6 @@ pub enum RegisterError {
         problem: String,
     },
     /// An MCP server's tool may never replace a tool that is not from MCP.
-    #[error(
-        "MCP tool {name:?} of toolset {toolset:?} would replace the built-in tool of toolset \
-         {existing_toolset:?}; the built-in tool is kept"
-    )]
     McpOverBuiltin {
         /// The contested name.
         name: String,
@@ -103,6 +90,57 @@ pub enum RegisterError {
         existing_toolset: String,
     },
 }
+
+impl std::fmt::Display for RegisterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::InvalidName { name } => write!(
+                f,
+                "tool name {name:?} is invalid: use 1 to 64 characters from a-z, A-Z, 0-9, '_' \
+                 and '-'"
+            ),
+            Self::Shadowing {
+                name,
+                toolset,
+                existing_toolset,
+                existing,
+            } => write!(
+                f,
+                "tool {name:?} of toolset {toolset:?} would replace the tool of toolset \
+                 {existing_toolset:?} declared at {existing}; rename it, or declare it with \
+                 `overrides` to replace it"
+            ),
+            Self::InvalidToolset {
+                used_as,
+                name,
+                problem,
+            } => write!(
+                f,
+                "{used_as} {name:?} is not a valid toolset name: {problem}"
+            ),
+            Self::InvalidSchema {
+                name,
+                pointer,
+                problem,
+            } => write!(
+                f,
+                "tool {name:?} has an invalid parameter schema at {}: {problem}",
+                at_pointer(pointer)
+            ),
+            Self::McpOverBuiltin {
+                name,
+                toolset,
+                existing_toolset,
+            } => write!(
+                f,
+                "MCP tool {name:?} of toolset {toolset:?} would replace the built-in tool of \
+                 toolset {existing_toolset:?}; the built-in tool is kept"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for RegisterError {}
 
 fn at_pointer(pointer: &str) -> String {
     if pointer.is_empty() {

@@ -165,9 +165,20 @@ pub type ConfigCheckFn =
 /// A function returning definition fields to replace at run time.
 pub type DynamicSchemaFn = Arc<dyn Fn(&SchemaContext<'_>) -> SchemaOverride + Send + Sync>;
 
+/// The emoji of a tool built at run time that names none: one allocation for all of them.
+fn default_emoji() -> Arc<str> {
+    static EMOJI: OnceLock<Arc<str>> = OnceLock::new();
+    Arc::clone(EMOJI.get_or_init(|| "⚡".into()))
+}
+
+/// Where a tool's parameter schema comes from.
 enum SchemaSource {
+    /// A `#[tool]` function's, generated from its Rust types on first use.
     Static(fn() -> Value),
-    Value(Value),
+    /// A tool built at run time: its schema was checked when it was built (the fault is kept
+    /// for `register` to report), then moved into the parameter schema, so that no second
+    /// copy of it is kept.
+    Built(Option<SchemaFault>),
 }
 
 /// A lint finding a tool's author accepts: the rule's name (`strict-mode`) and why.
@@ -221,6 +232,8 @@ pub struct Tool {
     acknowledged: Vec<Acknowledgement>,
     /// Its static definition in each provider format, rendered on first use.
     rendered: rendered::Rendered,
+    /// What its sync calls cost, learned in turns (where a turn's batch runs it).
+    cost: crate::call::cost::Cost,
 }
 
 impl Tool {
@@ -270,6 +283,7 @@ impl Tool {
                 })
                 .collect(),
             rendered: Default::default(),
+            cost: Default::default(),
         }
     }
 
@@ -299,7 +313,7 @@ impl Tool {
                 name: name.into(),
                 toolset: toolset.into(),
                 description: "".into(),
-                emoji: "⚡".into(),
+                emoji: default_emoji(),
                 check: None,
                 check_key: None,
                 config_check: None,
@@ -317,7 +331,7 @@ impl Tool {
                 annotations: Annotations::default(),
                 clamped: Vec::new(),
                 validate: true,
-                schema_source: SchemaSource::Value(schema::empty_object()),
+                schema_source: SchemaSource::Built(None),
                 schema: OnceLock::new(),
                 output_source: None,
                 output: OnceLock::new(),
@@ -328,7 +342,9 @@ impl Tool {
                 provenance: Provenance::runtime("runtime", "<runtime>"),
                 acknowledged: Vec::new(),
                 rendered: Default::default(),
+                cost: Default::default(),
             },
+            parameters: schema::empty_object(),
         }
     }
 
@@ -393,6 +409,10 @@ impl Tool {
     /// annotation, else whether it is `read_only` ([`Annotations::is_parallel_safe`]).
     pub fn is_parallel_safe(&self) -> bool {
         self.annotations.is_parallel_safe()
+    }
+    /// What its sync calls cost, as turns measured them.
+    pub(crate) fn cost(&self) -> &crate::call::cost::Cost {
+        &self.cost
     }
     /// Whether it is an `async` tool (awaited) rather than a sync one (run inline).
     pub fn is_async(&self) -> bool {
@@ -476,8 +496,8 @@ impl Tool {
     /// function's schema is generated from Rust types and passes unread.
     pub(crate) fn check_published_schema(&self) -> Result<(), SchemaFault> {
         match &self.schema_source {
-            SchemaSource::Static(_) => Ok(()),
-            SchemaSource::Value(value) => check::check_parameters(value),
+            SchemaSource::Static(_) | SchemaSource::Built(None) => Ok(()),
+            SchemaSource::Built(Some(fault)) => Err(fault.clone()),
         }
     }
 
@@ -488,6 +508,11 @@ impl Tool {
     /// The static parameter schema, shared.
     pub(crate) fn parameter_schema_arc(&self) -> Arc<schema::ParameterSchema> {
         Arc::clone(self.parameter_schema_arc_ref())
+    }
+
+    /// The toolset, shared.
+    pub(crate) fn toolset_arc(&self) -> &Arc<str> {
+        &self.toolset
     }
 
     /// The name, shared.
@@ -507,7 +532,8 @@ impl Tool {
             // run-time tool receives a bare JSON value, so everything must be validated.
             let value = match &self.schema_source {
                 SchemaSource::Static(build) => build(),
-                SchemaSource::Value(value) => schema::normalize(value.clone()),
+                // Set when it was built; a tool is never made otherwise.
+                SchemaSource::Built(_) => schema::empty_object(),
             };
             Arc::new(schema::ParameterSchema::new(value, self.validate))
         })
@@ -529,6 +555,8 @@ impl fmt::Debug for Tool {
 #[must_use]
 pub struct ToolBuilder {
     tool: Tool,
+    /// The parameter schema given, checked and normalized by [`build`](Self::build).
+    parameters: Value,
 }
 
 impl ToolBuilder {
@@ -560,7 +588,7 @@ impl ToolBuilder {
     /// assert!(matches!(&err, RegisterError::InvalidSchema { pointer, .. } if pointer == "/properties/n/type"));
     /// ```
     pub fn parameters(mut self, schema: Value) -> Self {
-        self.tool.schema_source = SchemaSource::Value(schema);
+        self.parameters = schema;
         self
     }
     /// A function telling whether the tool can run here.
@@ -749,6 +777,15 @@ impl ToolBuilder {
     }
     /// The finished tool.
     pub fn build(self) -> Tool {
-        self.tool
+        let Self {
+            mut tool,
+            parameters,
+        } = self;
+        // Checked as given (a root that is not an object must be refused, not normalized
+        // away), then normalized and kept once, in the parameter schema dispatch reads.
+        tool.schema_source = SchemaSource::Built(check::check_parameters(&parameters).err());
+        let schema = schema::ParameterSchema::new(schema::normalize(parameters), tool.validate);
+        tool.schema = OnceLock::from(Arc::new(schema));
+        tool
     }
 }

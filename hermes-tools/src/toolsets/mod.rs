@@ -179,11 +179,10 @@ impl fmt::Debug for Catalog<'_> {
 }
 
 /// Why a selection or a resolution failed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SelectionError {
     /// A name is no toolset, composite, alias, `all` or `*`.
-    #[error("unknown toolset {name:?} in {list} toolsets{}", did_you_mean(.suggestions))]
     UnknownToolset {
         /// The name as given.
         name: String,
@@ -194,16 +193,11 @@ pub enum SelectionError {
         suggestions: Vec<String>,
     },
     /// A toolset is named (directly or through an alias) in both lists.
-    #[error("toolset {name:?} is both enabled and disabled; remove it from one of the lists")]
     EnabledAndDisabled {
         /// The name as given in the disabled list.
         name: String,
     },
     /// A composite names a tool or an include that does not exist: a declaration bug.
-    #[error(
-        "composite toolset {toolset:?} lists {member:?}, but no tool or toolset has that name; \
-         fix the composite's declaration"
-    )]
     UnknownMember {
         /// The composite declaring the member.
         toolset: String,
@@ -211,6 +205,33 @@ pub enum SelectionError {
         member: String,
     },
 }
+
+impl std::fmt::Display for SelectionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::UnknownToolset {
+                name,
+                list,
+                suggestions,
+            } => write!(
+                f,
+                "unknown toolset {name:?} in {list} toolsets{}",
+                did_you_mean(suggestions)
+            ),
+            Self::EnabledAndDisabled { name } => write!(
+                f,
+                "toolset {name:?} is both enabled and disabled; remove it from one of the lists"
+            ),
+            Self::UnknownMember { toolset, member } => write!(
+                f,
+                "composite toolset {toolset:?} lists {member:?}, but no tool or toolset has that \
+                 name; fix the composite's declaration"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SelectionError {}
 
 fn did_you_mean(suggestions: &[String]) -> String {
     if suggestions.is_empty() {

@@ -57,7 +57,23 @@ if extra and os.path.exists(extra):
     with open(extra) as f:
         for name in f.read().split():
             tools[name] = {"description": "Listed from FAKE_EXTRA_TOOLS.", "inputSchema": OBJ}
+# FAKE_CONTENT=N: N resources and N prompts too (paged by FAKE_PAGE_SIZE, as tools are).
+content = int(os.environ.get("FAKE_CONTENT", "0"))
+resources = [{"uri": "fake://r/%d" % i, "name": "r%d" % i} for i in range(content)]
+prompts = [{"name": "prompt_%d" % i, "description": "Prompt %d." % i} for i in range(content)]
 calls = 0
+
+def paged(kind, items, params):
+    """One page of `items` under `kind`: pages of FAKE_PAGE_SIZE, the cursor the next index."""
+    page = int(os.environ.get("FAKE_PAGE_SIZE", "0"))
+    start = int(params.get("cursor") or 0)
+    log(kind + " from " + str(start))
+    if not page:
+        return {kind: items}
+    result = {kind: items[start:start + page]}
+    if start + page < len(items):
+        result["nextCursor"] = str(start + page)
+    return result
 
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
@@ -88,8 +104,11 @@ for line in sys.stdin:
         continue
     if method == "initialize":
         log("initialize " + str(params.get("protocolVersion")))
+        capabilities = {"tools": {"listChanged": True}}
+        if content:
+            capabilities.update(resources={}, prompts={})
         result = {"protocolVersion": params.get("protocolVersion", "2025-06-18"),
-                  "capabilities": {"tools": {"listChanged": True}},
+                  "capabilities": capabilities,
                   "serverInfo": {"name": "fake", "version": "1"}}
     elif method == "ping":
         result = {}
@@ -109,6 +128,12 @@ for line in sys.stdin:
         if os.environ.get("FAKE_TTL_MS"):
             # A cache hint: the listing is fresh for that long.
             result["ttlMs"] = int(os.environ["FAKE_TTL_MS"])
+    elif method == "resources/list" and content:
+        result = paged("resources", resources, params)
+    elif method == "resources/templates/list" and content:
+        result = {"resourceTemplates": []}
+    elif method == "prompts/list" and content:
+        result = paged("prompts", prompts, params)
     elif method == "tools/call":
         calls += 1
         name, args = params.get("name"), params.get("arguments") or {}

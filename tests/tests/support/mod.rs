@@ -36,6 +36,44 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// `tests/interop/<script> <family>` run by the installed Python (where `bash .ci/test` puts
+/// the providers' SDKs), with `input` on its stdin: the JSON report it prints.
+pub fn python_json(script: &str, family: &str, input: &serde_json::Value) -> serde_json::Value {
+    let python = installed(
+        "HERMES_PYTHON",
+        "the official provider SDKs (PyPI `openai`, `anthropic`, `google-genai`)",
+    );
+    let mut child = Command::new(python)
+        .arg(root().join("tests/interop").join(script))
+        .arg(family)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("python starts");
+    let stdin = child.stdin.take().expect("stdin");
+    let text = serde_json::to_vec(input).expect("the input serializes");
+    // Written from a thread: a script that failed early must not leave us blocked on a full pipe.
+    let writer = std::thread::spawn(move || {
+        let mut stdin = stdin;
+        let _ = stdin.write_all(&text);
+    });
+    let output = child.wait_with_output().expect("python runs");
+    let _ = writer.join();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{script} {family} failed ({}):\n{stderr}",
+        output.status
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "{script} {family} printed no JSON ({err}):\n{}\n{stderr}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
 /// `conformance-server serve --http 127.0.0.1:0`, killed on drop.
 pub struct HttpServer {
     child: Child,

@@ -95,6 +95,7 @@ pub use self::spill::readable_spill_file;
 
 mod cut;
 mod render;
+mod scan;
 mod spill;
 
 /// The smallest budget: a smaller one counts as this, the room a cut needs for its frame
@@ -185,9 +186,20 @@ pub(crate) fn fit<'a>(
     doc.finish(text, omitted, saved, false)
 }
 
+/// The characters of `text` when they are at most `limit`.
+fn chars_within(text: &str, limit: usize) -> Option<usize> {
+    // A character takes at most 4 bytes: a text of more than 4 bytes per character of the
+    // limit is over it, without counting.
+    if text.len() / 4 > limit {
+        return None;
+    }
+    let chars = text.chars().count();
+    (chars <= limit).then_some(chars)
+}
+
 fn fits(text: &str, limit: usize) -> bool {
     // A string has no more characters than bytes: the byte length answers most calls for free.
-    text.len() <= limit || text.chars().count() <= limit
+    text.len() <= limit || chars_within(text, limit).is_some()
 }
 
 /// The answer budget of one model turn, shared by all its answers, from any thread.
@@ -238,7 +250,20 @@ impl TurnBudget {
         max_chars: usize,
         spill: Option<&Spill>,
     ) -> Budgeted<'a> {
-        let allowance = self.reserve(max_chars.max(MIN_RESULT_CHARS));
+        let limit = max_chars.max(MIN_RESULT_CHARS);
+        // The common case in one atomic step: an answer within its budget and what the turn
+        // has left is charged its length and sent as it is.
+        if let Some(chars) = chars_within(answer_json, limit)
+            && self
+                .remaining
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(chars)
+                })
+                .is_ok()
+        {
+            return Budgeted::whole(answer_json);
+        }
+        let allowance = self.reserve(limit);
         let fitted = fit_within_turn(tool, answer_json, allowance, spill);
         let sent = match fitted.uncharged {
             true => 0,
@@ -304,11 +329,9 @@ struct Oversize {
 
 impl Oversize {
     fn new(answer: &str) -> Self {
-        let value = serde_json::from_str::<Value>(answer).ok();
-        let is_error = value.as_ref().is_some_and(is_error_value);
-        let rendering = match value {
-            Some(value) if round_trips(answer, &value) => render_value(&value),
-            _ => render_text(answer),
+        let (rendering, is_error) = match scan::render(answer) {
+            Some(scanned) => (scanned.rendering, scanned.is_error),
+            None => render_parsed(answer),
         };
         Self {
             total_chars: rendering.chars().count(),
@@ -338,6 +361,19 @@ impl Oversize {
             }),
         }
     }
+}
+
+/// The general path of [`Oversize::new`]: the whole answer parsed, written back and compared
+/// (see `scan` for the path most big answers take); its rendering and whether it is
+/// error-shaped.
+fn render_parsed(answer: &str) -> (String, bool) {
+    let value = serde_json::from_str::<Value>(answer).ok();
+    let is_error = value.as_ref().is_some_and(is_error_value);
+    let rendering = match value {
+        Some(value) if round_trips(answer, &value) => render_value(&value),
+        _ => render_text(answer),
+    };
+    (rendering, is_error)
 }
 
 fn is_error_value(value: &Value) -> bool {

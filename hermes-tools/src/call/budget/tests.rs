@@ -653,3 +653,74 @@ fn the_module_example_holds() {
     assert!(second.text.chars().count() <= 1_985);
     assert_eq!(turn.remaining(), 1_985 - second.text.chars().count());
 }
+
+#[test]
+fn the_one_pass_rendering_is_the_general_paths_or_none() {
+    let big = "line \"one\"\nline two\t\\ é 😀\n".repeat(2_000);
+    let taken = [
+        serde_json::json!({ "output": big, "exit_code": 0 }).to_string(),
+        r#" { "a" : "x\u00e9\/y" , "n": [1, {"k": [true, null]}], "error": "" } "#.to_owned(),
+        r#"{"error": "it failed", "detail": "\b\f\r\t\u0001\u000a\u000A\\n\n"}"#.to_owned(),
+        r#"{"error": null, "x": 1.5, "y": 1.0}"#.to_owned(),
+        r#"{"error": {"code": 1}}"#.to_owned(),
+        r#"["a", 2, "", {"b": "c"}, -0.25]"#.to_owned(),
+        format!("{:?}", "just a string\nof two lines"),
+        r#""""#.to_owned(),
+        r#"{"": "empty key", "\"quoted\"": "x"}"#.to_owned(),
+    ];
+    for answer in &taken {
+        let scanned = scan::render(answer).unwrap_or_else(|| panic!("one pass: {answer}"));
+        let (rendering, is_error) = render_parsed(answer);
+        assert_eq!(scanned.rendering, rendering, "{answer}");
+        assert_eq!(scanned.is_error, is_error, "{answer}");
+    }
+    let deep = |n: usize| format!(r#"{{"a": {}1{}}}"#, "[".repeat(n), "]".repeat(n));
+    let left = [
+        r#"{"a": "x", "a": "y"}"#.to_owned(),
+        r#"{"n": 1E5}"#.to_owned(),
+        r#"{"n": 123456789012345678901234567890}"#.to_owned(),
+        r#"{"n": -0.25e-3}"#.to_owned(),
+        r#"{"s": "\ud83d\ude00"}"#.to_owned(),
+        r#"{"s": "\x"}"#.to_owned(),
+        "{\"s\": \"raw\ttab\"}".to_owned(),
+        r#"{"s": "x"} trailing"#.to_owned(),
+        r#"{"s": "x""#.to_owned(),
+        r#"{"s": tru}"#.to_owned(),
+        "{}".to_owned(),
+        "[]".to_owned(),
+        "42".to_owned(),
+        "not json".to_owned(),
+        deep(127),
+    ];
+    for answer in &left {
+        assert!(
+            scan::render(answer).is_none(),
+            "left to the general path: {answer}"
+        );
+    }
+    // Nesting just within serde_json's limit is taken, and renders the same.
+    let within = deep(126);
+    let scanned = scan::render(&within).expect("within the limit");
+    assert_eq!(scanned.rendering, render_parsed(&within).0);
+}
+
+#[test]
+fn a_big_string_answer_is_cut_the_same_by_either_path() {
+    let body: String = (0..50_000)
+        .map(|i| format!("line {i} \"quoted\"\n"))
+        .collect();
+    let answer = serde_json::json!({ "output": body, "exit_code": 3 }).to_string();
+    let cut = fit("t", &answer, 2_000, None);
+    let doc = Oversize::new(&answer);
+    assert_eq!(doc.rendering, render_parsed(&answer).0);
+    assert_eq!(doc.total_chars, chars(&doc.rendering));
+    let value = parse(&cut.text);
+    assert_eq!(value["total_chars"], doc.total_chars);
+    assert!(chars(&cut.text) <= 2_000);
+    let content = value["content"].as_str().unwrap();
+    assert!(content.starts_with("== \"output\": string, 50001 lines ==\nline 0 \"quoted\"\n"));
+    assert!(
+        content.ends_with("== \"exit_code\": json, 1 line ==\n3\n"),
+        "{content}"
+    );
+}

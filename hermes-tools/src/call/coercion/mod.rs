@@ -37,7 +37,8 @@
 //! are kept (an `Option<Struct>` with one bad field still gets its other fields repaired).
 //!
 //! The work is bounded as in [`validation`]: past 128 levels of nesting,
-//! 32 `$ref`s in a row or a million steps, repair stops and leaves the rest as sent.
+//! 32 `$ref`s in a row or a million steps (16 per value sent, for larger arguments), repair
+//! stops and leaves the rest as sent.
 //!
 //! Fixed from Hermes: integers lost precision through `float()`; Python's `float()` also took
 //! `"1_000"` and non-ASCII digits; a string was coerced even when the schema already accepted
@@ -61,7 +62,7 @@ use crate::call::validation::{
 /// Never fails and never panics: a value that cannot be repaired is left as it is.
 pub(crate) fn coerce(args: &mut Value, schema: &Value) {
     Repair {
-        walk: Walk::new(schema),
+        walk: Walk::new(schema, args),
     }
     .repair(args, schema, 0, 0);
 }

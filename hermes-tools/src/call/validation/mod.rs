@@ -24,8 +24,8 @@
 //! The arguments come from a model and may be hostile; the schema comes from the program and
 //! may be recursive. The work is bounded either way: values nested deeper than 128 levels, more
 //! than 32 `$ref`s followed without moving into the value (a reference cycle), or more than a
-//! million schema steps (combinators over recursive schemas) end the check with an error instead
-//! of a stack overflow or an endless loop.
+//! million schema steps (16 per value sent, for larger arguments; combinators over recursive
+//! schemas) end the check with an error instead of a stack overflow or an endless loop.
 
 use std::cell::Cell;
 use std::fmt;
@@ -64,8 +64,12 @@ pub(crate) const MAX_DEPTH: u32 = 128;
 /// Most `$ref`s followed without moving into the value: a longer chain is a reference cycle.
 pub(crate) const MAX_REF_HOPS: u32 = 32;
 /// Schema steps one call may take, so that nested combinators over a recursive schema cannot
-/// take exponential time.
-const FUEL: u32 = 1_000_000;
+/// take exponential time: this many, or [`FUEL_PER_VALUE`] per value of the arguments if that
+/// is more (a list of two million numbers takes two million steps to check at the least).
+const FUEL: u64 = 1_000_000;
+/// Schema steps allowed per value of the arguments beyond [`FUEL`]: the work stays linear in
+/// the size of what was sent.
+const FUEL_PER_VALUE: u64 = 16;
 /// [`ArgumentError::received`] for a required property that is missing.
 const NOTHING: &str = "nothing";
 
@@ -127,7 +131,7 @@ impl std::error::Error for ArgumentError {}
 /// The first [`ArgumentError`], in schema order: a property's own checks come before those of
 /// the properties after it.
 pub fn validate(args: &Value, schema: &Value) -> Result<(), ArgumentError> {
-    let walk = Walk::new(schema);
+    let walk = Walk::new(schema, args);
     walk.check(args, schema, &Path::root(0), 0)
         .map_err(|fail| match fail {
             Fail::Invalid(error) => error,
@@ -139,6 +143,16 @@ pub fn validate(args: &Value, schema: &Value) -> Result<(), ArgumentError> {
                 received: render(args),
             },
         })
+}
+
+/// The number of values in `value`, itself included (a few nanoseconds each; the walk it
+/// sizes takes longer per value).
+fn values_in(value: &Value) -> u64 {
+    match value {
+        Value::Array(items) => 1 + items.iter().map(values_in).sum::<u64>(),
+        Value::Object(map) => 1 + map.values().map(values_in).sum::<u64>(),
+        _ => 1,
+    }
 }
 
 /// Why a check failed.
@@ -155,15 +169,16 @@ type Checked = Result<(), Fail>;
 /// One traversal of a schema: its root, for `$ref`s, and the work left.
 pub(crate) struct Walk<'s> {
     root: &'s Value,
-    fuel: Cell<u32>,
+    fuel: Cell<u64>,
 }
 
 impl<'s> Walk<'s> {
-    /// Starts a traversal of the schema `root`, with a full work budget.
-    pub(crate) fn new(root: &'s Value) -> Self {
+    /// Starts a traversal of the schema `root` for the arguments `args`, with a full work
+    /// budget for their size.
+    pub(crate) fn new(root: &'s Value, args: &Value) -> Self {
         Walk {
             root,
-            fuel: Cell::new(FUEL),
+            fuel: Cell::new(FUEL.max(values_in(args).saturating_mul(FUEL_PER_VALUE))),
         }
     }
 

@@ -443,6 +443,25 @@ fn pattern_is_a_regex_search() {
     );
 }
 
+/// Every Unicode class is checked in every configuration: regex's parser is built with all
+/// its tables (the macro crate's build of it), with or without `regex-full`.
+#[test]
+fn patterns_with_any_unicode_class_are_checked() {
+    let greek = json!({"pattern": r"^\p{Greek}+$"});
+    assert_eq!(validate(&json!("αβγ"), &greek), Ok(()));
+    assert_eq!(
+        rejected(&json!("abc"), &greek),
+        error("", r"a string matching ^\p{Greek}+$", "the string \"abc\"")
+    );
+    let ticket = json!({"pattern": r"^\p{Lu}{2}-\d+$"});
+    assert_eq!(validate(&json!("ΔZ-7"), &ticket), Ok(()));
+    assert!(
+        rejected(&json!("dz-7"), &ticket)
+            .to_string()
+            .contains("dz-7")
+    );
+}
+
 #[test]
 fn patterns_the_regex_crate_cannot_compile_are_ignored() {
     assert_eq!(validate(&json!("x"), &json!({"pattern": "("})), Ok(()));
@@ -803,4 +822,19 @@ fn values_nested_too_deep_are_rejected_without_overflowing() {
         failure.expected,
         "arguments simple enough to check (nesting, $ref or work limit reached)"
     );
+}
+
+#[test]
+fn a_list_longer_than_the_work_budget_is_checked_to_its_end() {
+    // 1.2 million items take more steps than the million a small call may: the budget grows
+    // with what was sent, so the list is checked, and its last item found wrong.
+    let schema = json!({"type": "object",
+                        "properties": {"items": {"type": "array", "items": {"type": "integer"}}}});
+    let mut items = vec![json!(7); 1_200_000];
+    let args = json!({ "items": items.clone() });
+    assert!(validate(&args, &schema).is_ok());
+    items[1_199_999] = json!("x");
+    let failure = rejected(&json!({ "items": items }), &schema);
+    assert_eq!(failure.path, "/items/1199999");
+    assert_eq!(failure.expected, "integer");
 }

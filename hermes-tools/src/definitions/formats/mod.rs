@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::tool::schema::resolve_ref as resolve;
 
 mod gemini;
+pub(crate) mod native;
 mod strict;
 
 #[cfg(feature = "lint")]
@@ -130,12 +131,24 @@ impl fmt::Display for Format {
 }
 
 /// A string named no [`Format`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown tool format {name:?}; valid formats are {}", valid_names())]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownFormat {
     /// The name given.
     pub name: String,
 }
+
+impl std::fmt::Display for UnknownFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "unknown tool format {:?}; valid formats are {}",
+            self.name,
+            valid_names()
+        )
+    }
+}
+
+impl std::error::Error for UnknownFormat {}
 
 fn valid_names() -> String {
     Format::ALL.map(Format::as_str).join(", ")

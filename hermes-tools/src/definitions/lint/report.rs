@@ -72,6 +72,7 @@ impl ToolRegistry {
         let request = |format| DefinitionsRequest {
             selection: selection.clone(),
             format,
+            ..DefinitionsRequest::default()
         };
         let listed = self.definitions(&request(Format::OpenAi))?;
         let whole = selection.enabled.is_empty() && selection.disabled.is_empty();

@@ -81,17 +81,11 @@ pub use report::{Change, ChangeKind, LockReport, Verdict};
 pub const UPDATE_ENV: &str = "HERMES_LOCK";
 
 /// Why a lock could not be checked, or what failed the check.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 pub enum LockError {
     /// No lock file at the path.
-    #[error(
-        "no lock file at {}; create it with `definitions --lock {} --update` (or run the check \
-         with {UPDATE_ENV}=update)",
-        .0.display(), .0.display()
-    )]
     Missing(PathBuf),
     /// The lock file could not be read or written.
-    #[error("cannot {action} the lock file {}: {source}", path.display())]
     Io {
         /// `read` or `write`.
         action: &'static str,
@@ -101,11 +95,6 @@ pub enum LockError {
         source: io::Error,
     },
     /// The file is no lock this version reads.
-    #[error(
-        "{} is not a lock file hermes-tools can read: {reason}; recreate it with \
-         `definitions --lock {} --update`",
-        path.display(), path.display()
-    )]
     Malformed {
         /// The lock file.
         path: PathBuf,
@@ -113,17 +102,58 @@ pub enum LockError {
         reason: String,
     },
     /// A breaking change against the lock.
-    #[error(
-        "{0}\nbreaking changes against the lock: if they are meant, accept them with \
-         `definitions --lock PATH --update` or {UPDATE_ENV}=update"
-    )]
     Breaking(LockReport),
     /// A compatible change not in the lock yet, in a strict check.
-    #[error(
-        "{0}\nchanges not in the lock (strict check): accept them with `definitions --lock PATH \
-         --update` or {UPDATE_ENV}=update"
-    )]
     Changed(LockReport),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Missing(path) => write!(
+                f,
+                "no lock file at {}; create it with `definitions --lock {} --update` (or run the \
+                 check with {UPDATE_ENV}=update)",
+                path.display(),
+                path.display()
+            ),
+            Self::Io {
+                action,
+                path,
+                source,
+            } => write!(
+                f,
+                "cannot {action} the lock file {}: {source}",
+                path.display()
+            ),
+            Self::Malformed { path, reason } => write!(
+                f,
+                "{} is not a lock file hermes-tools can read: {reason}; recreate it with \
+                 `definitions --lock {} --update`",
+                path.display(),
+                path.display()
+            ),
+            Self::Breaking(report) => write!(
+                f,
+                "{report}\nbreaking changes against the lock: if they are meant, accept them with \
+                 `definitions --lock PATH --update` or {UPDATE_ENV}=update"
+            ),
+            Self::Changed(report) => write!(
+                f,
+                "{report}\nchanges not in the lock (strict check): accept them with `definitions \
+                 --lock PATH --update` or {UPDATE_ENV}=update"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LockError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 impl Lock {

@@ -90,9 +90,9 @@ mod flow {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
+    use crate::sync::Mutex;
     use futures_util::stream::BoxStream;
     use http::{HeaderName, HeaderValue};
-    use parking_lot::Mutex;
     use rmcp::model::ClientJsonRpcMessage;
     use rmcp::transport::auth::{
         AuthClient, AuthError, AuthorizationCallback, AuthorizationManager, AuthorizationRequest,

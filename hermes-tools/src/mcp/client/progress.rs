@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use rmcp::model::{NumberOrString, ProgressNotificationParam, ProgressToken};
 
 use crate::ToolContext;

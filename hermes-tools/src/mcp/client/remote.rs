@@ -5,7 +5,9 @@
 //! Header values are expanded (`${NAME}` is the environment variable `NAME`) when the client
 //! connects, each time it does, so a rotated token is picked up on reconnection. A variable
 //! that is not set fails the connection, naming the header and the variable, never the value.
-//! TLS is rustls with the ring provider and the platform's roots.
+//! TLS is rustls with the ring provider and the platform's roots. Every connection sets
+//! `TCP_NODELAY` (rmcp's client and [`http_client`]): a request's small writes leave at once
+//! instead of waiting for the server's delayed acknowledgment.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -44,7 +46,7 @@ pub(super) async fn connect(
     let at = |failure: String| format!("{failure} (at {})", display_url(url));
     let mode = lifecycle.mode.clone();
     if legacy_sse {
-        let client = reqwest::Client::builder()
+        let client = http_client()
             .default_headers(set)
             .build()
             .map_err(|err| at(format!("the HTTP client could not be built: {err}")))?;
@@ -71,6 +73,8 @@ pub(super) async fn connect(
         .collect();
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
     let Some(oauth) = oauth else {
+        // rmcp's own reqwest client: TCP_NODELAY (reqwest's default), same-origin redirects
+        // only, no idle pool.
         let transport = StreamableHttpClientTransport::from_config(config);
         return initialised(
             limit,
@@ -80,7 +84,7 @@ pub(super) async fn connect(
         .await
         .map_err(|failure| failure.map(at));
     };
-    let http = reqwest::Client::builder()
+    let http = http_client()
         .build()
         .map_err(|err| at(format!("the HTTP client could not be built: {err}")))?;
     let client = oauth.client(http).await.map_err(at)?;
@@ -94,6 +98,13 @@ pub(super) async fn connect(
     .await
     // What the authorization said explains a failure better than the 401 it left.
     .map_err(|failure| failure.map(|err| at(oauth.failure().unwrap_or(err))))
+}
+
+/// The HTTP client every remote connection starts from: `TCP_NODELAY` on each connection it
+/// opens (reqwest's default too, said here so that it stays so).
+#[cfg(feature = "mcp-remote")]
+fn http_client() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().tcp_nodelay(true)
 }
 
 /// Without the `mcp-remote` feature: the server is reported failed, saying what to enable.

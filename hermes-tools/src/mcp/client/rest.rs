@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 

@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use tokio::io::{AsyncRead, ReadBuf};
 
 /// Stray lines kept, for the report.

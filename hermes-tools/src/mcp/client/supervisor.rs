@@ -272,9 +272,13 @@ async fn serve(
 /// When `listed` lapses (its `ttlMs`; none without one, or with 0: then only a list change
 /// makes the client list again).
 fn lapse(listed: &Listing) -> Option<tokio::time::Instant> {
+    // rmcp keeps the listing in its response cache until its `ttlMs` is over and reports the
+    // time left in whole milliseconds, rounded down: a timer at exactly that mark can fire
+    // under a millisecond before the cache lets go, and get the cached listing back with no
+    // time left (so no next lapse, and no more re-listing). One millisecond more is past it.
     listed
         .fresh_for
-        .map(|ttl| tokio::time::Instant::now() + ttl)
+        .map(|ttl| tokio::time::Instant::now() + ttl + Duration::from_millis(1))
 }
 
 /// Lists `server`'s tools again and applies the listing: when it lapses next, or `Err` (logged

@@ -23,7 +23,6 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 use super::ask::ClientAsker;
 use super::content;
 use super::mrtr::{Round, RoundAsker};
-use super::watch::ListingWatch;
 use super::{Listing, ToolServer, call, convert, jsonrpc, modern};
 use crate::ToolContext;
 use crate::secrets::echoed;
@@ -181,21 +180,20 @@ impl ServerHandler for ToolServer {
         Ok(())
     }
 
+    /// `tools/list`: the page the cursor names of the listing, rendered once per change and
+    /// shared by every session (see `pages`).
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let listing = self.listing_or_error()?;
-        let tools = listing
-            .iter()
-            .map(|(_, definition)| convert::tool(definition))
-            .collect();
-        Ok(cacheable!(
-            self,
-            &context,
-            ListToolsResult::with_all_items(tools)
-        ))
+        let rendered = self.rendered.get(&listing);
+        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
+        let (tools, next_cursor) = rendered.page(cursor, self.page_size)?;
+        let mut listed = ListToolsResult::with_all_items(tools);
+        listed.next_cursor = next_cursor;
+        Ok(cacheable!(self, &context, listed))
     }
 
     async fn call_tool(
@@ -388,11 +386,14 @@ impl ServerHandler for ToolServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Sessions of the `initialize` era are told of changes on the session itself.
         let peer = context.peer;
-        let watch = ListingWatch::new(self);
+        let mut changes = self.listing_changes.subscribe(self);
+        let ended = self.ended.token.clone();
         tokio::spawn(async move {
-            let open = || !peer.is_transport_closed();
-            let notify = || async { peer.notify_tool_list_changed().await.is_ok() };
-            watch.run(open, notify).await;
+            while changes.next(&ended).await {
+                if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
+                    return;
+                }
+            }
         });
     }
 
@@ -426,7 +427,7 @@ impl ServerHandler for ToolServer {
             if accepted.tools_list_changed != Some(true) {
                 return std::future::pending().await;
             }
-            let watch = ListingWatch::new(self);
+            let mut changes = self.listing_changes.subscribe(self);
             let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
             // A change between the acknowledgment and now: announce it (an extra announcement,
             // should two subscriptions race here, only makes a client list again).
@@ -434,7 +435,13 @@ impl ServerHandler for ToolServer {
             if self.registry.generation() != accepted_at && !notify().await {
                 return;
             }
-            watch.run(|| true, notify).await;
+            // The stream's end (`context.cancelled()` below) ends this wait, before this
+            // request's server (and so `ended`) is dropped.
+            while changes.next(&self.ended.token).await {
+                if !notify().await {
+                    return;
+                }
+            }
         };
         let updates = async {
             let uris = accepted.resource_subscriptions.clone().unwrap_or_default();

@@ -27,7 +27,11 @@
 //! - `tools/list`: the [`Format::Mcp`] definitions of the selected, available tools (the same
 //!   cached list an agent gets), each with the annotations of [`annotations`]; in the
 //!   2026-07-28 era every list carries `cacheScope: "public"` (no list varies by caller) and
-//!   `ttlMs` of [`list_ttl`](ToolServer::list_ttl) (`serve --list-ttl-secs`);
+//!   `ttlMs` of [`list_ttl`](ToolServer::list_ttl) (`serve --list-ttl-secs`); a list longer
+//!   than [`page_size`](ToolServer::page_size) (`serve --page-size`, [`DEFAULT_PAGE_SIZE`])
+//!   comes in pages, each ending with an opaque `nextCursor` that is stable while the list
+//!   does not change (one given before a change, or never given, is -32602 saying to list
+//!   again from the start); the list is rendered once per change and shared by every session;
 //! - `tools/call`: the call goes through [`ToolRegistry::call_with`], judged by the listing the
 //!   client was given, so hooks, the approval gate, timeouts and answer budgets apply as
 //!   in-process. An error answer is a result with `isError: true` (the model reads it and
@@ -92,7 +96,7 @@
 //!   body over [`max_message_bytes`](ToolServer::max_message_bytes) 413 with -32600;
 //! - a session idle for [`session_idle_timeout`](ToolServer::session_idle_timeout) (30 minutes:
 //!   no request, and none of its streams open, so a long call or an open GET stream keeps it)
-//!   ends; at most [`max_sessions`](ToolServer::max_sessions) (100) live at once, and an
+//!   ends; at most [`max_sessions`](ToolServer::max_sessions) (1,000) live at once, and an
 //!   `initialize` beyond that is **refused** (503, -32000, saying why) rather than evicting a
 //!   session a client may still be using: the idle timeout frees the places of clients that
 //!   left without a DELETE;
@@ -260,15 +264,13 @@ use std::time::Duration;
 use rmcp::ErrorData;
 use rmcp::model::Implementation;
 use rmcp::service::ServerInitializeError;
-use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::DefinitionsRequest;
 use crate::ToolRegistry;
 use crate::call::pipeline::CallOptions;
-use crate::config::Config;
-use crate::definitions::Definitions;
 use crate::definitions::formats::Format;
+use crate::search::Deferral;
 use crate::toolsets::{Selection, SelectionError};
 use crate::{ToolContext, call::Session};
 
@@ -279,7 +281,9 @@ mod convert;
 mod handler;
 mod http;
 mod jsonrpc;
+mod listing;
 mod mrtr;
+mod pages;
 mod stdio;
 #[cfg(feature = "mcp-redis")]
 pub mod store;
@@ -292,16 +296,18 @@ pub use http::bearer::{BearerError, BearerTokens, MIN_TOKEN_CHARS};
 #[cfg(feature = "mcp-remote")]
 pub use http::oauth::{OAuthResourceConfig, ResourceServerError};
 pub use http::origin::InvalidOrigin;
+use listing::Listing;
 pub use mrtr::{
     DEFAULT_REQUEST_STATE_TTL, REQUEST_STATE_KEYS_ENV, RequestStateKeys, RequestStateKeysError,
 };
+pub use pages::DEFAULT_PAGE_SIZE;
 #[cfg(feature = "mcp-redis")]
 pub use store::{
     DEFAULT_KEY_PREFIX, DEFAULT_STORE_TIMEOUT, RedisSessionStore, RedisStore, RedisStoreConfig,
     RedisTaskStore, StoreError,
 };
 
-/// How often a connection looks for a changed listing, unless set with
+/// How often a server looks for a changed listing (once for all its sessions), unless set with
 /// [`ToolServer::poll_interval`].
 pub const DEFAULT_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
@@ -320,8 +326,11 @@ pub const DEFAULT_SESSION_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 /// 60 seconds.
 pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(60);
 
-/// How many HTTP sessions may live at once, unless set with [`ToolServer::max_sessions`].
-pub const DEFAULT_MAX_SESSIONS: usize = 100;
+/// How many HTTP sessions may live at once, unless set with [`ToolServer::max_sessions`]:
+/// 1,000. An idle session of the `initialize` era holds about 72 KiB of resident memory
+/// (`bench/load`: 1,000 idle sessions, 2026-12-03), so a full server's idle sessions hold about
+/// 70 MiB: room for many clients on a small machine, bounded well below what would exhaust it.
+pub const DEFAULT_MAX_SESSIONS: usize = 1000;
 
 /// How many HTTP connections are served at once, unless set with
 /// [`ToolServer::max_connections`].
@@ -339,6 +348,8 @@ pub struct ToolServer {
     registry: ToolRegistry,
     context: ToolContext,
     selection: Selection,
+    /// What `tools/list` defers behind the search bridge.
+    deferral: Deferral,
     options: CallOptions,
     agent_loop_tools: bool,
     poll_interval: Duration,
@@ -361,8 +372,18 @@ pub struct ToolServer {
     state_ttl: Duration,
     /// How long a 2026-07-28 client may keep a list (`ttlMs`).
     list_ttl: Duration,
+    /// The most tools a `tools/list` answer holds (0: all of them).
+    page_size: usize,
+    /// The listing last rendered for `tools/list`, shared by clones (every session).
+    rendered: Arc<pages::RenderedCache>,
     /// Where tasks are kept, and for how long (shared by clones).
     tasks: tasks::Tasks,
+    /// The listing's changes, watched once for every session (shared by clones; a builder
+    /// method that changes what is listed starts anew).
+    listing_changes: Arc<watch::ListingChanges>,
+    /// Cancelled when this session's server is dropped, which `rmcp` does when the session
+    /// ends: what the session's background work ends with.
+    ended: watch::SessionEnd,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -393,6 +414,7 @@ impl Clone for ToolServer {
             registry: self.registry.clone(),
             context: self.context.clone(),
             selection: self.selection.clone(),
+            deferral: self.deferral.clone(),
             options: self.options.clone(),
             agent_loop_tools: self.agent_loop_tools,
             poll_interval: self.poll_interval,
@@ -407,7 +429,11 @@ impl Clone for ToolServer {
             state_keys: self.state_keys.clone(),
             state_ttl: self.state_ttl,
             list_ttl: self.list_ttl,
+            page_size: self.page_size,
+            rendered: Arc::clone(&self.rendered),
             tasks: self.tasks.clone(),
+            listing_changes: Arc::clone(&self.listing_changes),
+            ended: watch::SessionEnd::new(),
         }
     }
 }
@@ -500,6 +526,7 @@ impl ToolServer {
             registry,
             context: ToolContext::new(),
             selection: Selection::default(),
+            deferral: Deferral::default(),
             options: CallOptions::default(),
             agent_loop_tools: false,
             poll_interval: DEFAULT_POLL_INTERVAL,
@@ -527,7 +554,11 @@ impl ToolServer {
             state_keys: None,
             state_ttl: DEFAULT_REQUEST_STATE_TTL,
             list_ttl: DEFAULT_LIST_TTL,
+            page_size: DEFAULT_PAGE_SIZE,
+            rendered: Arc::default(),
             tasks: tasks::Tasks::default(),
+            listing_changes: Arc::default(),
+            ended: watch::SessionEnd::new(),
         }
     }
 
@@ -556,6 +587,14 @@ impl ToolServer {
     #[must_use]
     pub fn list_ttl(mut self, ttl: Duration) -> Self {
         self.list_ttl = ttl;
+        self
+    }
+
+    /// The most tools one `tools/list` answer holds ([`DEFAULT_PAGE_SIZE`] unless set; 0: all
+    /// of them): a longer list is given in pages, each ending with a `nextCursor`.
+    #[must_use]
+    pub fn page_size(mut self, tools: usize) -> Self {
+        self.page_size = tools;
         self
     }
 
@@ -594,6 +633,7 @@ impl ToolServer {
     #[must_use]
     pub fn selection(mut self, selection: Selection) -> Self {
         self.selection = selection;
+        self.listing_changes = Arc::default();
         self
     }
 
@@ -621,13 +661,26 @@ impl ToolServer {
     #[must_use]
     pub fn agent_loop_tools(mut self, serve: bool) -> Self {
         self.agent_loop_tools = serve;
+        self.listing_changes = Arc::default();
         self
     }
 
-    /// How often each connection checks whether its listing changed.
+    /// Defers tools behind the search bridge ([`crate::search`]): `tools/list` shows the tools
+    /// sent in full and `tool_search`, `tool_describe`, `tool_call` (`serve --search`: all).
+    #[must_use]
+    pub fn defer(mut self, deferral: Deferral) -> Self {
+        self.deferral = deferral;
+        self.listing_changes = Arc::default();
+        self
+    }
+
+    /// How often the server checks whether its listing changed, for what has no change signal
+    /// (an installed config, a check function whose answer expired); one check serves every
+    /// session.
     #[must_use]
     pub fn poll_interval(mut self, interval: Duration) -> Self {
         self.poll_interval = interval.max(Duration::from_millis(1));
+        self.listing_changes = Arc::default();
         self
     }
 
@@ -902,6 +955,8 @@ impl ToolServer {
         let request = DefinitionsRequest {
             selection: self.selection.clone(),
             format: Format::Mcp,
+            deferral: self.deferral.clone(),
+            ..DefinitionsRequest::default()
         };
         // Per call: the shared config, not a copy of its list (a `tools/call` takes a listing).
         let hiding = (!self.agent_loop_tools).then(|| self.registry.config());
@@ -940,43 +995,4 @@ fn next_session_id() -> String {
     });
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
     format!("mcp-{:08x}-{n}", run & 0xffff_ffff)
-}
-
-/// The tools a client is shown: the registry's shared, cached definitions, less the hidden
-/// ones (filtered on the fly, so the common case copies nothing).
-#[derive(Clone)]
-struct Listing {
-    definitions: Definitions,
-    /// The config whose agent-loop tools are hidden; `None` when they are served.
-    hiding: Option<Arc<Config>>,
-}
-
-impl Listing {
-    /// The tools hidden from the client.
-    fn hidden(&self) -> &[String] {
-        self.hiding
-            .as_deref()
-            .map_or(&[], |config| &config.agent_loop_tools)
-    }
-
-    /// Each listed definition with its name, in name order.
-    fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        let hidden = self.hidden();
-        self.definitions
-            .names()
-            .zip(self.definitions.iter())
-            .filter(move |(name, _)| !hidden.iter().any(|hidden| hidden == name))
-    }
-
-    /// Whether `name` is listed: a binary search of the definitions, then the hidden few.
-    fn contains(&self, name: &str) -> bool {
-        self.definitions.contains(name) && !self.hidden().iter().any(|hidden| hidden == name)
-    }
-}
-
-impl PartialEq for Listing {
-    /// The same tools shown: what a change announcement is about.
-    fn eq(&self, other: &Self) -> bool {
-        self.definitions == other.definitions && self.hidden() == other.hidden()
-    }
 }

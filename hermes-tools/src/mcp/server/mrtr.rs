@@ -46,7 +46,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use rmcp::ErrorData;
 use rmcp::model::{
     ClientCapabilities, CreateMessageResult, ElicitResult, InputRequest, InputRequiredResult,

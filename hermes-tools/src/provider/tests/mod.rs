@@ -9,6 +9,7 @@ use crate::definitions::formats::Format;
 
 mod answers;
 mod parse;
+mod search;
 mod stream;
 
 /// `parse_calls`' error for `reply`, as displayed; a panic when it parses.

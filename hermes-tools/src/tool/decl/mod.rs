@@ -82,9 +82,16 @@ impl fmt::Display for Provenance {
 /// The arguments did not deserialize into the tool's parameters.
 ///
 /// Dispatch answers this on the fast path by repairing the arguments and trying again.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[derive(Debug)]
 pub struct ArgumentsRejected(pub serde_json::Error);
+
+impl std::fmt::Display for ArgumentsRejected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for ArgumentsRejected {}
 
 /// Deserializes a tool's argument text into its argument type: the one deserialization path
 /// of a wrapper whose tool takes an `#[args]` struct (repaired arguments are serialized back

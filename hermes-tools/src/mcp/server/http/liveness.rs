@@ -18,9 +18,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::sync::Mutex;
 use axum::body::Body;
 use futures_util::StreamExt;
-use parking_lot::Mutex;
 use rmcp::transport::streamable_http_server::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::time::Instant;

@@ -18,6 +18,8 @@
 //!   [`max_message_bytes`](super::ToolServer::max_message_bytes) is 413 with `-32600`;
 //! - **connections**: served by hyper with a header read timeout, a cap and `TCP_NODELAY`
 //!   (see [`listen`]);
+//! - **answers**: a request whose answer comes first, and soon, is answered with one JSON
+//!   body, in one write; else with its SSE stream (see [`answer`]);
 //! - **sessions**: a session idle for [`session_idle_timeout`](super::ToolServer::session_idle_timeout)
 //!   (no request, and no stream of it open: see [`liveness`], which also states the disconnect
 //!   rule) ends (its state is dropped; its id then gets 404); at most
@@ -38,6 +40,7 @@
 //! - any other error `rmcp` answers as plain text (406, 415, 404, ...) keeps its status and
 //!   gets a JSON-RPC error body.
 
+mod answer;
 pub(crate) mod bearer;
 mod listen;
 mod liveness;
@@ -52,12 +55,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::sync::Mutex;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use parking_lot::Mutex;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
 #[cfg(feature = "mcp-redis")]
 use rmcp::transport::streamable_http_server::SessionManager as _;
@@ -193,6 +196,8 @@ impl HttpEndpoint {
         hosts.push(self.addr.ip().to_string());
         let mut config = StreamableHttpServerConfig::default()
             .with_allowed_hosts(hosts)
+            // A 2026-07-28 answer that comes first goes out as one JSON body (see `answer`).
+            .with_json_response(true)
             .with_max_request_body_bytes(limits.max_message_bytes);
         // A token is what a rebinding page lacks; clients name this host as they reach it.
         if self.server.authenticates() {
@@ -538,7 +543,7 @@ impl Gate {
                 }
                 _ => response,
             };
-            return self.live(session.as_deref(), response);
+            return answer::prefer_json(self.live(session.as_deref(), response)).await;
         }
         let Some(place) = self.open().await else {
             tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
@@ -555,7 +560,7 @@ impl Gate {
             );
             return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
         };
-        let response = self.forward(request, id.clone()).await;
+        let response = answer::prefer_json(self.forward(request, id.clone()).await).await;
         // rmcp has registered the session (or failed to) by the time it answers.
         drop(place);
         if response.status().is_success()

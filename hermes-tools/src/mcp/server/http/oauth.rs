@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use serde_json::{Value, json};
 
 use super::owners::{self, Owner};

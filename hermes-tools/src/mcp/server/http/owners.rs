@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, RandomState};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 /// Who opened a session, compared whole, never logged.
 #[derive(Debug, Clone, PartialEq, Eq)]

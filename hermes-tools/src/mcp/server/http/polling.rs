@@ -27,9 +27,9 @@ use std::sync::{Arc, Weak};
 use std::task::Poll;
 use std::time::Duration;
 
+use crate::sync::Mutex;
 use axum::body::{Body, Bytes};
 use futures_util::StreamExt;
-use parking_lot::Mutex;
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;

@@ -67,7 +67,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use tokio::sync::Notify;
 
 use super::ToolServer;

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResult, JsonObject, ProgressToken, Task};
 use rmcp::service::{Peer, RoleServer};

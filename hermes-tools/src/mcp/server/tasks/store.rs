@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use parking_lot::Mutex;
+use crate::sync::Mutex;
 
 use super::record::{TaskRecord, now_ms};
 
