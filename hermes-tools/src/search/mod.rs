@@ -64,7 +64,7 @@
 //!
 //! [`SearchIndex`] ranks tools with BM25F: each field (name, toolset or server, description,
 //! parameter names, parameter descriptions) weighs its matches, normalised for its length, so a
-//! word of a tool's name counts three times one of its description. Words are split at `_`,
+//! word of a tool's name counts twice one of its description. Words are split at `_`,
 //! `-` and case changes (`mcp__github__listIssues` is `mcp github list issues`), lower-cased,
 //! rid of stop words, and stemmed with the Snowball English stemmer of `rust-stemmers` (the
 //! algorithm Hermes uses through `snowballstemmer`; a pure-Rust crate whose only dependency,
@@ -73,7 +73,7 @@
 //! need); without it words are matched as written, lower-cased. BM25 itself is a few lines over our own
 //! postings: a search engine crate (tantivy and the like) would cost minutes of build for
 //! what a tool catalogue needs. A **relevance floor** keeps noise out: a query of stop words
-//! or unknown words finds nothing, the best hit must match a quarter of the query's words, a
+//! or unknown words finds nothing, the best hit must match 15% of the query's words, a
 //! term held by most tools of a large registry finds nothing alone, and hits under 30% of the
 //! best are dropped.
 //!
