@@ -667,6 +667,8 @@ fn the_one_pass_rendering_is_the_general_paths_or_none() {
         format!("{:?}", "just a string\nof two lines"),
         r#""""#.to_owned(),
         r#"{"": "empty key", "\"quoted\"": "x"}"#.to_owned(),
+        r#"{"s": "\ud83d\ude00", "t": ["\uD83D\uDE00"]}"#.to_owned(),
+        r#" "top \ud83d\ude00\n" "#.to_owned(),
     ];
     for answer in &taken {
         let scanned = scan::render(answer).unwrap_or_else(|| panic!("one pass: {answer}"));
@@ -680,7 +682,9 @@ fn the_one_pass_rendering_is_the_general_paths_or_none() {
         r#"{"n": 1E5}"#.to_owned(),
         r#"{"n": 123456789012345678901234567890}"#.to_owned(),
         r#"{"n": -0.25e-3}"#.to_owned(),
-        r#"{"s": "\ud83d\ude00"}"#.to_owned(),
+        r#"{"s": "\ud83d"}"#.to_owned(),
+        r#""\ude00""#.to_owned(),
+        r#""x" "y""#.to_owned(),
         r#"{"s": "\x"}"#.to_owned(),
         "{\"s\": \"raw\ttab\"}".to_owned(),
         r#"{"s": "x"} trailing"#.to_owned(),
