@@ -15,7 +15,8 @@
 //! - `ours_first_page`: the first page alone of that walk (what a client that reads one page
 //!   pays).
 //!
-//! Every server is checked to list all `n` tools before it is timed.
+//! Every server is checked to list all `n` tools before it is timed, and the bytes of JSON its
+//! tools make are printed.
 
 use std::hint::black_box;
 
@@ -87,7 +88,16 @@ fn bench_listing(
             }
         })
     };
-    assert_eq!(list().len(), expected, "{id}");
+    let tools = list();
+    assert_eq!(tools.len(), expected, "{id}");
+    // What each side sends decides much of what its client parses: printed beside the times.
+    let bytes = serde_json::to_string(&tools)
+        .expect("tools serialize")
+        .len();
+    println!(
+        "{id}: {expected} tools, {bytes} bytes of JSON ({} a tool)",
+        bytes / expected
+    );
     group.bench_function(id, |b| b.iter(|| black_box(list())));
 }
 
