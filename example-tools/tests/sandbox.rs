@@ -189,8 +189,9 @@ async fn a_fork_bomb_is_contained_and_the_call_returns() {
     }
     let (_dir, ctx) = workspace();
     // Many sleepers: the table fills at the bound, and the rest cannot start (a shell that
-    // cannot fork exits, hence the subshell).
-    let many = format!("(for i in $(seq 1 100); do sleep 300 & done) 2>/dev/null; {COUNT}");
+    // cannot fork exits, hence the subshell). An unusual duration names them on the host,
+    // where another program may well run a `sleep 300` of its own.
+    let many = format!("(for i in $(seq 1 100); do sleep 313.1313 & done) 2>/dev/null; {COUNT}");
     let answer = output(&run(&registry, &ctx, &many).await);
     let count = counted(&answer);
     // Filled up to the bound (the wrapper and bubblewrap itself count too, outside this /proc).
@@ -214,7 +215,7 @@ async fn a_fork_bomb_is_contained_and_the_call_returns() {
         "{text}"
     );
     // Nothing of either call is left: their cgroups are gone with their processes.
-    assert_no_process_with("sleep 300");
+    assert_no_process_with("sleep 313.1313");
 }
 
 /// No process on the host has `needle` in its command line.
