@@ -86,6 +86,9 @@ pub(super) fn start(
         .kill_on_drop(true);
     #[cfg(target_os = "linux")]
     let _ = procfs::become_subreaper();
+    #[cfg(target_os = "linux")]
+    let child = procfs::spawn_shell(&mut cmd)?;
+    #[cfg(not(target_os = "linux"))]
     let child = cmd.spawn()?;
     // Our copies of the pipe's write end must close, or the output never ends.
     drop(cmd);
@@ -138,6 +141,10 @@ pub(super) struct Fence {
     pending: BTreeSet<i32>,
     /// A sandboxed call's pids cgroup: killed with the rest, removed when the fence is done.
     cgroup: Option<Cgroup>,
+    /// Whether the shell is listed among the calls in flight (`procfs::spawn_shell`) by this
+    /// fence, which takes it off when dropped.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    listed: bool,
     armed: bool,
 }
 
@@ -157,6 +164,7 @@ impl Fence {
             since,
             pending: BTreeSet::new(),
             cgroup: None,
+            listed: shell.is_some(),
             armed: true,
         }
     }
@@ -208,6 +216,12 @@ impl Drop for Fence {
     /// The call's future was dropped mid-run (a cancelled turn, a disconnected MCP client):
     /// kill now, reap briefly here, and leave any straggler to a short-lived thread.
     fn drop(&mut self) {
+        // Done with the shell: tokio has waited for it (or, for a dropped call, will reap it
+        // as an orphan, which no longer needs it kept from other fences).
+        #[cfg(target_os = "linux")]
+        if let (Some(shell), true) = (self.shell, self.listed) {
+            procfs::shell_done(shell);
+        }
         if !self.armed {
             return;
         }
@@ -226,6 +240,7 @@ impl Drop for Fence {
             since: self.since,
             pending: std::mem::take(&mut self.pending),
             cgroup: self.cgroup.take(),
+            listed: false,
             armed: false,
         };
         let _ = std::thread::Builder::new()

@@ -11,11 +11,15 @@
 //! The agent is made a child subreaper ([`become_subreaper`]), so a killed process whose parent
 //! died comes back to the agent rather than to PID 1 (which in a container may never reap it).
 //! [`reap`] reaps those, and only those: a zombie child that tokio or another part of the
-//! agent is waiting for must be left to it, or its `wait` fails.
+//! agent is waiting for must be left to it, or its `wait` fails. The shells of the calls in
+//! flight are such children ([`spawn_shell`]): a sandboxed shell runs in a session of its own,
+//! so without that list one call's fence would take another call's exited shell for an
+//! adopted orphan and reap it, and that call's `wait` would fail with `ECHILD`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::fs;
-use std::sync::OnceLock;
+use std::io;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use nix::sys::signal::{Signal, kill};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
@@ -86,6 +90,32 @@ pub(super) fn become_subreaper() -> bool {
     *SUBREAPER.get_or_init(|| nix::sys::prctl::set_child_subreaper(true).is_ok())
 }
 
+/// The shells of the calls in flight: direct children whose exit tokio waits for.
+static SHELLS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
+
+fn shells() -> MutexGuard<'static, BTreeSet<i32>> {
+    // The set stays consistent whatever panicked while it was held.
+    SHELLS.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Spawns a call's shell and lists it among the calls in flight, both under the list's lock,
+/// so no fence can see the shell exited before it is listed.
+pub(super) fn spawn_shell(
+    command: &mut tokio::process::Command,
+) -> io::Result<tokio::process::Child> {
+    let mut shells = shells();
+    let child = command.spawn()?;
+    if let Some(pid) = child.id().and_then(|pid| i32::try_from(pid).ok()) {
+        shells.insert(pid);
+    }
+    Ok(child)
+}
+
+/// Takes a call's shell off the list of calls in flight, once its call is done with it.
+pub(super) fn shell_done(pid: i32) {
+    shells().remove(&pid);
+}
+
 /// How one call's processes are recognised.
 pub(super) struct Call<'a> {
     /// The shell's pid, which is also the call's process group id.
@@ -126,16 +156,20 @@ pub(super) fn kill_everything(call: &Call<'_>, pending: &mut BTreeSet<i32>) {
             }
         }
         // A zombie's environment and open files are gone: these are the marks it keeps.
+        let shells = shells();
         for zombie in table
             .iter()
             .filter(|p| p.is_zombie() && p.pid != call.shell)
         {
-            let adopted =
-                zombie.ppid == me && zombie.sid != my_session && zombie.start >= call.since;
+            let adopted = zombie.ppid == me
+                && zombie.sid != my_session
+                && zombie.start >= call.since
+                && !shells.contains(&zombie.pid);
             if zombie.pgid == call.shell || killed.contains(&zombie.ppid) || adopted {
                 pending.insert(zombie.pid);
             }
         }
+        drop(shells);
         if !found_new {
             break;
         }
@@ -185,7 +219,13 @@ fn holds(pid: i32, target: &str) -> bool {
 pub(super) fn reap(pending: &mut BTreeSet<i32>, shell: i32) {
     let me = own_pid();
     let snapshot: Vec<i32> = pending.iter().copied().collect();
+    // Held over the waits: a listed shell is another call's, for its own `wait`.
+    let shells = shells();
     for pid in snapshot {
+        if shells.contains(&pid) {
+            pending.remove(&pid);
+            continue;
+        }
         let Some(process) = stat(pid) else {
             pending.remove(&pid);
             continue;
@@ -208,6 +248,40 @@ pub(super) fn reap(pending: &mut BTreeSet<i32>, shell: i32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_fence_leaves_another_calls_exited_shell_to_its_wait() {
+        // A shell in a session of its own, as a sandboxed one is (`setsid` runs in place: the
+        // child leads no process group), exited and not yet waited for.
+        let mut command = tokio::process::Command::new("setsid");
+        command.args(["sh", "-c", "exit 3"]);
+        let mut child = spawn_shell(&mut command).expect("setsid and sh run");
+        let pid = i32::try_from(child.id().expect("running")).expect("a pid");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !stat(pid).is_some_and(|process| process.is_zombie()) {
+            assert!(std::time::Instant::now() < until, "{pid} never exited");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_ne!(stat(pid).map(|p| p.sid), getsid(None).ok().map(Pid::as_raw));
+        // Another call's fence, ending (a call started before this shell): it finds the
+        // zombie a child of the agent from another session, and still leaves it.
+        let other = Call {
+            shell: -1,
+            marker: b"HERMES_CALL_ID=another-call",
+            pipe: "pipe:[0]",
+            since: 0,
+        };
+        let mut pending = BTreeSet::new();
+        kill_everything(&other, &mut pending);
+        assert!(!pending.contains(&pid), "{pending:?}");
+        let mut listed = BTreeSet::from([pid]);
+        reap(&mut listed, -1);
+        assert!(listed.is_empty());
+        // So the call's own wait gets its status, where it got ECHILD.
+        let status = child.wait().await.expect("the shell's status");
+        assert_eq!(status.code(), Some(3));
+        shell_done(pid);
+    }
 
     #[test]
     fn stat_fields_are_counted_from_the_last_parenthesis() {
