@@ -427,14 +427,7 @@ fn the_agent_reads_a_file_for_a_real_offline_model() {
         ready.as_secs_f64(),
         started.elapsed().as_secs_f64()
     );
-    let failure = || {
-        format!(
-            "stdout:\n{}\nstderr:\n{}\nserver:\n{}",
-            run.stdout,
-            run.stderr,
-            server.log_tail()
-        )
-    };
+    let failure = || server.report(&run);
     // The loop ended with the model's answer.
     assert_eq!(run.status.code(), Some(0), "{}", failure());
     let lines: Vec<&str> = run.stdout.lines().collect();

@@ -223,14 +223,7 @@ fn the_offline_model_finds_a_deferred_tool_calls_it_and_reads_its_answer() {
         run.stderr,
         started.elapsed().as_secs_f64()
     );
-    let failure = || {
-        format!(
-            "stdout:\n{}\nstderr:\n{}\nserver:\n{}",
-            run.stdout,
-            run.stderr,
-            server.log_tail()
-        )
-    };
+    let failure = || server.report(&run);
     assert_eq!(run.status.code(), Some(0), "{}", failure());
     let lines: Vec<&str> = run.stdout.lines().collect();
     let steps: Vec<&str> = lines

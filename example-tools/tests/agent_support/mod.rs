@@ -280,6 +280,17 @@ impl ModelServer {
         let lines: Vec<&str> = log.lines().collect();
         lines[lines.len().saturating_sub(20)..].join("\n")
     }
+
+    /// What a failed assertion about `run` against this server shows: the agent's output and
+    /// the end of the server's log.
+    pub fn report(&self, run: &Run) -> String {
+        format!(
+            "stdout:\n{}\nstderr:\n{}\nserver:\n{}",
+            run.stdout,
+            run.stderr,
+            self.log_tail()
+        )
+    }
 }
 
 impl Drop for ModelServer {
