@@ -114,6 +114,64 @@ pub(super) fn read_message(bytes: &[u8]) -> Incoming {
     shape_problem(&value, &error)
 }
 
+/// What the HTTP gate needs of a message before `rmcp` reads it: its method and id.
+#[derive(Debug, PartialEq)]
+pub(super) struct Envelope {
+    /// The method, for a request or a notification.
+    pub(super) method: Option<String>,
+    /// The id of a request (a message with a method and an id).
+    pub(super) id: Option<Value>,
+}
+
+impl Envelope {
+    /// Whether the message is a request of `method`.
+    pub(super) fn is_request(&self, method: &str) -> bool {
+        self.id.is_some() && self.method.as_deref() == Some(method)
+    }
+}
+
+/// An HTTP body's [`Envelope`], read without building the message: `rmcp` parses the body
+/// into its own type anyway, so parsing it here too would cost a second full parse (the params
+/// are skipped, not kept). `None` for a body that is not a JSON object with a string method
+/// or none: [`read_message`] then says what is wrong with it, as it does for a body `rmcp`
+/// refuses (see [`refusal`]).
+pub(super) fn envelope(bytes: &[u8]) -> Option<Envelope> {
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, default)]
+        method: Option<Cow<'a, str>>,
+        #[serde(default)]
+        id: Option<Value>,
+    }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let probe: Probe<'_> = serde_json::from_slice(bytes).ok()?;
+    let method = probe.method.map(Cow::into_owned);
+    // A response of the client's (an id, no method) is not a request.
+    let id = probe
+        .id
+        .filter(|id| method.is_some() && (id.is_string() || id.is_number()));
+    Some(Envelope { method, id })
+}
+
+/// The answer for a body that is not a message `rmcp` reads (what [`read_message`] refuses
+/// or ignores), `None` for one it reads.
+pub(super) fn refusal(bytes: &[u8]) -> Option<JsonRpcError> {
+    match read_message(bytes) {
+        Incoming::Message(_) => None,
+        Incoming::Refused(error) => Some(error),
+        Incoming::Ignored => Some(not_a_message()),
+    }
+}
+
+/// The answer for an HTTP body that is empty or no JSON-RPC message at all.
+pub(super) fn not_a_message() -> JsonRpcError {
+    JsonRpcError::new(
+        None,
+        ErrorCode::INVALID_REQUEST.0,
+        "Invalid Request: the body is empty or not a JSON-RPC message.",
+    )
+}
+
 /// Why a well-formed JSON value is not a message `rmcp` reads, and whether it deserves an answer.
 fn shape_problem(value: &Value, error: &serde_json::Error) -> Incoming {
     let Value::Object(object) = value else {
@@ -338,6 +396,47 @@ mod tests {
             Incoming::Refused(error) => error,
             other => panic!("{text}: expected a refusal, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_envelope_is_a_messages_method_and_request_id_read_without_its_params() {
+        let call = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":[1,{"b":2}]}}}"#;
+        let request = envelope(call).expect("a request");
+        assert!(request.is_request("tools/call"));
+        assert!(!request.is_request("initialize"));
+        assert_eq!(request.id, Some(json!(7)));
+        // An escaped method is read (owned), as rmcp reads it.
+        let escaped = br#"{"jsonrpc":"2.0","id":"a","method":"initializ\u0065","params":{}}"#;
+        assert!(
+            envelope(escaped)
+                .expect("a request")
+                .is_request("initialize")
+        );
+        // A notification and a response of the client's are no requests.
+        let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let note = envelope(note).expect("a notification");
+        assert_eq!(
+            (note.method.as_deref(), note.id),
+            (Some("notifications/initialized"), None)
+        );
+        let response = envelope(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).expect("a response");
+        assert_eq!((response.method, response.id), (None, None));
+        // What is no object with a string method is left to `read_message` to explain.
+        for body in [
+            &b"[1]"[..],
+            b"{\"method\": 5}",
+            b"{\"id\": 1, \"method\": ",
+            b"",
+        ] {
+            assert_eq!(envelope(body), None, "{}", String::from_utf8_lossy(body));
+            assert!(refusal(body).is_some());
+        }
+        // A readable envelope of a message rmcp refuses: `refusal` says what is wrong.
+        let old = br#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#;
+        assert!(envelope(old).is_some());
+        let error = refusal(old).expect("refused");
+        assert_eq!((error.code, &error.id), (-32600, &json!(3)));
+        assert_eq!(refusal(call), None);
     }
 
     #[test]

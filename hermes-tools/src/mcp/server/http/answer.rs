@@ -25,7 +25,8 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use futures_util::{FutureExt, StreamExt};
-use serde_json::Value;
+use serde::Deserialize as _;
+use serde::de::IgnoredAny;
 
 /// How long an answer may take and still go out as one JSON body; a longer one is streamed.
 pub(crate) const JSON_WINDOW: Duration = Duration::from_millis(250);
@@ -71,7 +72,8 @@ pub(crate) async fn prefer_json(response: Response) -> Response {
         match read_frame(&frame) {
             Frame::Priming => held.push(frame),
             Frame::Answer(json) => {
-                let body = Bytes::copy_from_slice(json.as_bytes());
+                // The answer's bytes within the frame, not a copy of them.
+                let body = frame.slice_ref(json.as_bytes());
                 // The stream's end usually follows at once; else it is awaited aside.
                 match frames.next().now_or_never() {
                     Some(None) => {}
@@ -136,16 +138,32 @@ fn read_frame(frame: &[u8]) -> Frame<'_> {
     if events != 1 {
         return Frame::Other;
     }
-    let is_answer = serde_json::from_str::<Value>(data).is_ok_and(|message| {
-        message.get("method").is_none()
-            && message.get("id").is_some()
-            && (message.get("result").is_some() || message.get("error").is_some())
-    });
+    let is_answer = serde_json::from_str::<Members>(data)
+        .is_ok_and(|message| !message.method && message.id && (message.result || message.error));
     if is_answer {
         Frame::Answer(data)
     } else {
         Frame::Other
     }
+}
+
+/// Which members a JSON-RPC message has (`null` counts), read without building it: an answer
+/// may be large.
+#[derive(serde::Deserialize)]
+struct Members {
+    #[serde(default, deserialize_with = "present")]
+    method: bool,
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
+
+/// `true` for a member that is there, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(value).map(|_| true)
 }
 
 #[cfg(test)]
@@ -174,6 +192,11 @@ mod tests {
         assert_eq!(read_frame(question), Frame::Other);
         assert_eq!(read_frame(b":\n\n"), Frame::Other);
         assert_eq!(read_frame(b"data: {\"id\":1,\"resu"), Frame::Other);
+        // A null member is there: an error answering a request whose id could not be read.
+        let unread = b"data: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700}}\n\n";
+        assert!(matches!(read_frame(unread), Frame::Answer(_)));
+        let no_id = b"data: {\"jsonrpc\":\"2.0\",\"result\":{}}\n\n";
+        assert_eq!(read_frame(no_id), Frame::Other);
     }
 
     fn sse(frames: &'static [&'static [u8]]) -> Response {

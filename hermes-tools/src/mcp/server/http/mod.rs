@@ -61,7 +61,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, ErrorCode};
+use rmcp::model::ErrorCode;
 #[cfg(feature = "mcp-redis")]
 use rmcp::transport::streamable_http_server::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -77,7 +77,7 @@ use self::oauth::{ResourceServer, ResourceServerError, Verdict};
 use self::origin::AllowedOrigins;
 use self::owners::{Owner, SessionOwners};
 use self::polling::Streams;
-use super::jsonrpc::{self, Incoming, JsonRpcError};
+use super::jsonrpc::{self, JsonRpcError};
 use super::{ServeError, ToolServer};
 
 /// The header naming a Streamable HTTP session.
@@ -499,26 +499,14 @@ impl Gate {
         };
         let session = session_of(&parts.headers);
         self.touch(session);
-        let (id, opens_session, is_call) = match jsonrpc::read_message(&bytes) {
-            Incoming::Message(message) => match &*message {
-                ClientJsonRpcMessage::Request(request) => (
-                    serde_json::to_value(&request.id).ok(),
-                    matches!(request.request, ClientRequest::InitializeRequest(_))
-                        && session.is_none(),
-                    matches!(request.request, ClientRequest::CallToolRequest(_)),
-                ),
-                _ => (None, false, false),
-            },
-            Incoming::Refused(error) => return json_error(StatusCode::BAD_REQUEST, &error),
-            Incoming::Ignored => {
-                let error = JsonRpcError::new(
-                    None,
-                    ErrorCode::INVALID_REQUEST.0,
-                    "Invalid Request: the body is empty or not a JSON-RPC message.",
-                );
-                return json_error(StatusCode::BAD_REQUEST, &error);
-            }
+        // Only the method and id are read here: `rmcp` parses the message itself, and a body it
+        // cannot read is answered with what is wrong with it (see `forward_body`).
+        let Some(envelope) = jsonrpc::envelope(&bytes) else {
+            return refused(&bytes);
         };
+        let id = envelope.id.clone();
+        let opens_session = envelope.is_request("initialize") && session.is_none();
+        let is_call = envelope.is_request("tools/call");
         // A call in a session is answered on a stream its tool may close (SSE polling).
         let sessionless = parts
             .headers
@@ -534,9 +522,9 @@ impl Gate {
         if let Some(call) = &call {
             parts.extensions.insert(Arc::clone(call));
         }
-        let request = Request::from_parts(parts, Body::from(bytes));
+        let request = Request::from_parts(parts, Body::from(bytes.clone()));
         if !opens_session {
-            let response = self.forward(request, id).await;
+            let response = self.forward_body(request, id, &bytes).await;
             let response = match call {
                 Some(call) if has_content_type(&response, "text/event-stream") => {
                     response.map(|body| call.watch(body))
@@ -560,7 +548,8 @@ impl Gate {
             );
             return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
         };
-        let response = answer::prefer_json(self.forward(request, id.clone()).await).await;
+        let response =
+            answer::prefer_json(self.forward_body(request, id.clone(), &bytes).await).await;
         // rmcp has registered the session (or failed to) by the time it answers.
         drop(place);
         if response.status().is_success()
@@ -709,9 +698,23 @@ impl Gate {
         store_failed(id, &failure)
     }
 
+    /// [`forward`](Self::forward) of a POST whose body is `bytes`: a body `rmcp` could not
+    /// read as a message (415) is answered with what is wrong with it, as a JSON-RPC error.
+    async fn forward_body(&self, request: Request, id: Option<Value>, bytes: &Bytes) -> Response {
+        let response = self.forward(request, id).await;
+        if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
+            && let Some(error) = jsonrpc::refusal(bytes)
+        {
+            return json_error(StatusCode::BAD_REQUEST, &error);
+        }
+        response
+    }
+
     /// `rmcp` answers; a plain-text error of its gets a JSON-RPC body (with `id`, if known).
     async fn forward(&self, request: Request, id: Option<Value>) -> Response {
-        let response = self.service.handle(request).await.map(Body::new);
+        // Boxed: rmcp's future is about 7 KB, and each async fn that awaited it in place would
+        // carry (and move) all of it; on the heap, it is moved once.
+        let response = Box::pin(self.service.handle(request)).await.map(Body::new);
         let status = response.status();
         let is_json = has_content_type(&response, "application/json");
         if !(status.is_client_error() || status.is_server_error()) || is_json {
@@ -757,6 +760,12 @@ fn store_failed(id: Option<Value>, err: &crate::mcp::server::StoreError) -> Resp
         .headers_mut()
         .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     response
+}
+
+/// 400 for a body that is not a JSON-RPC message, saying what is wrong with it.
+fn refused(bytes: &[u8]) -> Response {
+    let error = jsonrpc::refusal(bytes).unwrap_or_else(jsonrpc::not_a_message);
+    json_error(StatusCode::BAD_REQUEST, &error)
 }
 
 /// 404 for a request naming a session that does not exist (for its caller).
