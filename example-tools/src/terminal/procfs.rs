@@ -2,7 +2,8 @@
 //!
 //! A process belongs to a call when it is in the call's process group, when its environment
 //! holds the call's marker, or when it descends from the agent and holds the call's output
-//! pipe open. Once the agent is a subreaper, every process a call started stays in the agent's
+//! pipe open while running a program other than the agent's (a child the agent forked holds
+//! every pipe of the agent until it `exec`s). Once the agent is a subreaper, every process a call started stays in the agent's
 //! tree, so only descendants are read (a sweep reads every `/proc/PID/stat`, and the
 //! environment and open files of the agent's descendants only). [`kill_everything`] sends `SIGKILL` to each, in rounds, until a whole round finds
 //! none it had not already killed: a process cannot fork once `SIGKILL` is pending, and a
@@ -149,7 +150,9 @@ pub(super) fn kill_everything(call: &Call<'_>, pending: &mut BTreeSet<i32>) {
             // the call's; otherwise an orphan may be anywhere, and only the marker finds it.
             let descends = descendants.contains(&process.pid);
             let marked = || (descends || !subreaper) && has_marker(process.pid, call.marker);
-            if process.pgid == call.shell || marked() || descends && holds(process.pid, call.pipe) {
+            let piped =
+                || descends && holds(process.pid, call.pipe) && !runs_the_agent(process.pid);
+            if process.pgid == call.shell || marked() || piped() {
                 // ESRCH (it just exited) and EPERM (it changed user) leave nothing to do.
                 let _ = kill(Pid::from_raw(process.pid), Signal::SIGKILL);
                 found_new |= killed.insert(process.pid);
@@ -201,6 +204,23 @@ fn descendants(root: i32, table: &[Stat]) -> BTreeSet<i32> {
 fn has_marker(pid: i32, marker: &[u8]) -> bool {
     fs::read(format!("/proc/{pid}/environ"))
         .is_ok_and(|environ| environ.split(|&b| b == 0).any(|entry| entry == marker))
+}
+
+/// Whether `pid` still runs the agent's own program: a child the agent forked that has not
+/// yet replaced it with another (`exec`), as each command the agent starts is for a moment.
+/// Until then it holds every file the agent has open, the output pipes of the calls in flight
+/// among them (close-on-exec closes them only at `exec`), so holding a call's pipe does not make
+/// it the call's: killing it killed another call's shell as it started (that call answered an
+/// empty output). A process of the call that runs the agent's program is still found by its
+/// group or its marker.
+fn runs_the_agent(pid: i32) -> bool {
+    static AGENT: OnceLock<Option<(u64, u64)>> = OnceLock::new();
+    let image = |path: &str| {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(path).ok().map(|meta| (meta.dev(), meta.ino()))
+    };
+    let agent = AGENT.get_or_init(|| image("/proc/self/exe"));
+    agent.is_some() && image(&format!("/proc/{pid}/exe")) == *agent
 }
 
 /// Whether `pid` has a file descriptor open on `target` (`pipe:[INODE]`).
@@ -281,6 +301,53 @@ mod tests {
         let status = child.wait().await.expect("the shell's status");
         assert_eq!(status.code(), Some(3));
         shell_done(pid);
+    }
+
+    #[test]
+    fn a_fence_spares_a_child_the_agent_forked_that_holds_its_pipe_until_it_execs() {
+        use std::os::fd::AsRawFd as _;
+        use std::os::unix::fs::MetadataExt as _;
+        use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+        // The call's output pipe, open in the agent (close-on-exec, as `start` opens it).
+        let (reader, _writer) = io::pipe().expect("a pipe");
+        let inode = fs::File::from(std::os::fd::OwnedFd::from(reader))
+            .metadata()
+            .expect("the pipe's inode")
+            .ino();
+        // Another command starting meanwhile: forked, holding every file of the agent, and
+        // not yet `exec`ed (its `pre_exec` signals, then waits there).
+        let (mut told, ready) = io::pipe().expect("a pipe");
+        let ready_fd = ready.as_raw_fd();
+        let mut command = std::process::Command::new("true");
+        // SAFETY: `write` and `nanosleep` are async-signal-safe, all a forked child may call.
+        #[allow(unsafe_code)]
+        unsafe {
+            command.pre_exec(move || {
+                nix::unistd::write(std::os::fd::BorrowedFd::borrow_raw(ready_fd), b"!")?;
+                std::thread::sleep(std::time::Duration::from_millis(500));
+                Ok(())
+            });
+        }
+        let starting = std::thread::spawn(move || command.status());
+        io::Read::read_exact(&mut told, &mut [0u8; 1]).expect("the child forked");
+        drop(ready);
+        let pipe = format!("pipe:[{inode}]");
+        let call = Call {
+            shell: -1,
+            marker: b"HERMES_CALL_ID=a-call",
+            pipe: &pipe,
+            since: 0,
+        };
+        let mut pending = BTreeSet::new();
+        kill_everything(&call, &mut pending);
+        let status = starting.join().expect("no panic").expect("`true` ran");
+        assert_eq!(
+            status.signal(),
+            None,
+            "killed before it could exec: {status}"
+        );
+        assert!(status.success(), "{status}");
+        assert!(pending.is_empty(), "{pending:?}");
     }
 
     #[test]
