@@ -1,13 +1,13 @@
 //! Finding, killing and reaping a call's processes through `/proc` (Linux).
 //!
 //! A process belongs to a call when it is in the call's process group, when its environment
-//! holds the call's marker, or when it descends from the agent and holds the call's output
-//! pipe open while running a program other than the agent's (a child the agent forked holds
-//! every pipe of the agent until it `exec`s). Once the agent is a subreaper, every process a call started stays in the agent's
-//! tree, so only descendants are read (a sweep reads every `/proc/PID/stat`, and the
-//! environment and open files of the agent's descendants only). [`kill_everything`] sends `SIGKILL` to each, in rounds, until a whole round finds
-//! none it had not already killed: a process cannot fork once `SIGKILL` is pending, and a
-//! child forked before that is in `/proc` before the signal is sent, so the next round sees it.
+//! holds the call's marker, or when it descends from the agent and holds the write end of the
+//! call's output pipe open. Once the agent is a subreaper, every process a call started stays
+//! in the agent's tree, so only descendants are read (a sweep reads every `/proc/PID/stat`,
+//! and the environment and open files of the agent's descendants only). [`kill_everything`]
+//! sends `SIGKILL` to each, in rounds, until a whole round finds none it had not already
+//! killed: a process cannot fork once `SIGKILL` is pending, and a child forked before that is
+//! in `/proc` before the signal is sent, so the next round sees it.
 //!
 //! The agent is made a child subreaper ([`become_subreaper`]), so a killed process whose parent
 //! died comes back to the agent rather than to PID 1 (which in a container may never reap it).
@@ -150,8 +150,7 @@ pub(super) fn kill_everything(call: &Call<'_>, pending: &mut BTreeSet<i32>) {
             // the call's; otherwise an orphan may be anywhere, and only the marker finds it.
             let descends = descendants.contains(&process.pid);
             let marked = || (descends || !subreaper) && has_marker(process.pid, call.marker);
-            let piped =
-                || descends && holds(process.pid, call.pipe) && !runs_the_agent(process.pid);
+            let piped = || descends && writes_to(process.pid, call.pipe);
             if process.pgid == call.shell || marked() || piped() {
                 // ESRCH (it just exited) and EPERM (it changed user) leave nothing to do.
                 let _ = kill(Pid::from_raw(process.pid), Signal::SIGKILL);
@@ -206,30 +205,36 @@ fn has_marker(pid: i32, marker: &[u8]) -> bool {
         .is_ok_and(|environ| environ.split(|&b| b == 0).any(|entry| entry == marker))
 }
 
-/// Whether `pid` still runs the agent's own program: a child the agent forked that has not
-/// yet replaced it with another (`exec`), as each command the agent starts is for a moment.
-/// Until then it holds every file the agent has open, the output pipes of the calls in flight
-/// among them (close-on-exec closes them only at `exec`), so holding a call's pipe does not make
-/// it the call's: killing it killed another call's shell as it started (that call answered an
-/// empty output). A process of the call that runs the agent's program is still found by its
-/// group or its marker.
-fn runs_the_agent(pid: i32) -> bool {
-    static AGENT: OnceLock<Option<(u64, u64)>> = OnceLock::new();
-    let image = |path: &str| {
-        use std::os::unix::fs::MetadataExt;
-        fs::metadata(path).ok().map(|meta| (meta.dev(), meta.ino()))
-    };
-    let agent = AGENT.get_or_init(|| image("/proc/self/exe"));
-    agent.is_some() && image(&format!("/proc/{pid}/exe")) == *agent
-}
-
-/// Whether `pid` has a file descriptor open on `target` (`pipe:[INODE]`).
-fn holds(pid: i32, target: &str) -> bool {
+/// Whether `pid` has the write end of `target` (`pipe:[INODE]`) open: what the call's processes
+/// write their output to. The read end is the agent's alone, yet not only the agent holds it: a
+/// child the agent forked holds every file the agent has open until it runs its program
+/// (close-on-exec closes them only at `exec`), as each command the agent starts does for a
+/// moment; taking such a child for the call's (by the pipe alone) killed another call's shell
+/// as it started, and that call answered an empty output.
+fn writes_to(pid: i32, target: &str) -> bool {
     let Ok(fds) = fs::read_dir(format!("/proc/{pid}/fd")) else {
         return false;
     };
     fds.filter_map(Result::ok)
-        .any(|fd| fs::read_link(fd.path()).is_ok_and(|link| link.as_os_str() == target))
+        .filter(|fd| fs::read_link(fd.path()).is_ok_and(|link| link.as_os_str() == target))
+        .any(|fd| {
+            let info =
+                fs::read_to_string(format!("/proc/{pid}/fdinfo/{}", fd.file_name().display()));
+            info.ok()
+                .and_then(|info| access_mode(&info))
+                .is_some_and(|mode| mode != 0)
+        })
+}
+
+/// The access mode (`O_RDONLY` 0, `O_WRONLY` 1, `O_RDWR` 2) of a `/proc/PID/fdinfo/N` text,
+/// whose `flags:` are octal.
+fn access_mode(fdinfo: &str) -> Option<u32> {
+    let flags = fdinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("flags:"))?;
+    u32::from_str_radix(flags.trim(), 8)
+        .ok()
+        .map(|flags| flags & 0o3)
 }
 
 /// Reaps the processes of `pending` that died and came back to the agent, and forgets those
@@ -304,31 +309,36 @@ mod tests {
     }
 
     #[test]
-    fn a_fence_spares_a_child_the_agent_forked_that_holds_its_pipe_until_it_execs() {
+    fn a_fence_kills_a_writer_of_its_pipe_and_spares_a_child_forked_holding_the_read_end() {
         use std::os::fd::AsRawFd as _;
         use std::os::unix::fs::MetadataExt as _;
         use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-        // The call's output pipe, open in the agent (close-on-exec, as `start` opens it).
-        let (reader, _writer) = io::pipe().expect("a pipe");
-        let inode = fs::File::from(std::os::fd::OwnedFd::from(reader))
-            .metadata()
-            .expect("the pipe's inode")
-            .ino();
-        // Another command starting meanwhile: forked, holding every file of the agent, and
-        // not yet `exec`ed (its `pre_exec` signals, then waits there).
+        // The call's output pipe: its write end given to the call's command (in no group or
+        // session of the call's, with no marker: found by the pipe alone), its read end kept
+        // by the agent (close-on-exec), as `start` leaves them.
+        let (reader, writer) = io::pipe().expect("a pipe");
+        let reader = fs::File::from(std::os::fd::OwnedFd::from(reader));
+        let inode = reader.metadata().expect("the pipe's inode").ino();
+        let mut escaped = std::process::Command::new("sleep")
+            .arg("30")
+            .stdout(writer)
+            .spawn()
+            .expect("sleep runs");
+        // Another command starting meanwhile: forked, holding every file of the agent (the
+        // read end among them), and not yet `exec`ed (its `pre_exec` signals, then waits).
         let (mut told, ready) = io::pipe().expect("a pipe");
         let ready_fd = ready.as_raw_fd();
-        let mut command = std::process::Command::new("true");
+        let mut starting = std::process::Command::new("true");
         // SAFETY: `write` and `nanosleep` are async-signal-safe, all a forked child may call.
         #[allow(unsafe_code)]
         unsafe {
-            command.pre_exec(move || {
+            starting.pre_exec(move || {
                 nix::unistd::write(std::os::fd::BorrowedFd::borrow_raw(ready_fd), b"!")?;
-                std::thread::sleep(std::time::Duration::from_millis(500));
+                std::thread::sleep(std::time::Duration::from_millis(200));
                 Ok(())
             });
         }
-        let starting = std::thread::spawn(move || command.status());
+        let starting = std::thread::spawn(move || starting.status());
         io::Read::read_exact(&mut told, &mut [0u8; 1]).expect("the child forked");
         drop(ready);
         let pipe = format!("pipe:[{inode}]");
@@ -347,7 +357,21 @@ mod tests {
             "killed before it could exec: {status}"
         );
         assert!(status.success(), "{status}");
-        assert!(pending.is_empty(), "{pending:?}");
+        let pid = i32::try_from(escaped.id()).expect("a pid");
+        assert_eq!(pending, BTreeSet::from([pid]));
+        let status = escaped.wait().expect("sleep's status");
+        assert_eq!(status.signal(), Some(9), "{status}");
+        drop(reader);
+    }
+
+    #[test]
+    fn the_access_mode_is_read_from_fdinfo_flags_in_octal() {
+        let info = |flags: &str| format!("pos:\t0\nflags:\t{flags}\nmnt_id:\t15\nino:\t42\n");
+        assert_eq!(access_mode(&info("02000000")), Some(0));
+        assert_eq!(access_mode(&info("02000001")), Some(1));
+        assert_eq!(access_mode(&info("0100002")), Some(2));
+        assert_eq!(access_mode("pos:\t0\n"), None);
+        assert_eq!(access_mode(&info("9")), None);
     }
 
     #[test]
