@@ -45,7 +45,7 @@ pub(crate) async fn unless<T>(
 /// order, and returns their outputs at their indices (as `buffer_unordered`, collected).
 #[cfg(test)]
 pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::Output> {
-    bounded_by(futures, limit, Started::Running).await
+    bounded_by(futures, limit, |future, _| Started::Running(future)).await
 }
 
 /// What starting one job of [`bounded_by`] gave: its output at once, or a future to await.
@@ -62,21 +62,30 @@ pub(crate) enum Started<F: Future> {
 ///
 /// Every wake-up polls the running futures again, which costs nothing next to a tool call for
 /// the handful a turn runs at once.
+///
+/// `start` is told whether anything ran since it was last called (`true` for the first job,
+/// and after any poll of the running futures or wait): `false` means the previous job's start
+/// ended just now, so a caller timing its jobs can take the previous one's end as this one's
+/// start (a clock read saved per job).
 pub(crate) async fn bounded_by<T, F: Future>(
     jobs: Vec<T>,
     limit: usize,
-    mut start: impl FnMut(T) -> Started<F>,
+    mut start: impl FnMut(T, bool) -> Started<F>,
 ) -> Vec<F::Output> {
     let mut outputs: Vec<Option<F::Output>> = jobs.iter().map(|_| None).collect();
     let mut waiting = jobs.into_iter().enumerate();
     let mut running: Vec<(usize, Pin<Box<F>>)> = Vec::new();
     poll_fn(|cx| {
+        // Whether anything ran since the last start: a new poll follows a wait.
+        let mut ran_between = true;
         loop {
             while running.len() < limit.max(1) {
                 let Some((i, job)) = waiting.next() else {
                     break;
                 };
-                match start(job) {
+                let started = start(job, ran_between);
+                ran_between = false;
+                match started {
                     Started::Done(output) => outputs[i] = Some(output),
                     Started::Running(future) => running.push((i, Box::pin(future))),
                 }
@@ -85,6 +94,7 @@ pub(crate) async fn bounded_by<T, F: Future>(
                 return Poll::Ready(());
             }
             let before = running.len();
+            ran_between = true;
             running.retain_mut(|(i, future)| match future.as_mut().poll(cx) {
                 Poll::Ready(output) => {
                     outputs[*i] = Some(output);
@@ -138,8 +148,8 @@ mod tests {
         let log = Arc::clone(&started);
         // Odd jobs are done at once, even ones sleep (later ones less): outputs still in order,
         // jobs started in order.
-        let outputs = bounded_by((0..6u64).collect(), 2, move |i| {
-            log.lock().push(i);
+        let outputs = bounded_by((0..6u64).collect(), 2, move |i, ran_between| {
+            log.lock().push((i, ran_between));
             if i % 2 == 1 {
                 Started::Done(i * 10)
             } else {
@@ -151,7 +161,17 @@ mod tests {
         })
         .await;
         assert_eq!(outputs, vec![0, 10, 20, 30, 40, 50]);
-        assert_eq!(*started.lock(), vec![0, 1, 2, 3, 4, 5]);
+        // Started in order; told whether the running futures were polled since the previous
+        // start (job 2 ends first, at 30 ms, and 3 and 4 start; 4 ends at 40 ms and 5 starts).
+        let expected = [
+            (0, true),
+            (1, false),
+            (2, false),
+            (3, true),
+            (4, false),
+            (5, true),
+        ];
+        assert_eq!(*started.lock(), expected);
     }
 
     #[tokio::test]

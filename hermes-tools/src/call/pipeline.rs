@@ -38,9 +38,10 @@ pub struct CallOptions {
     turn: Option<Arc<TurnBudget>>,
     definitions: Option<Definitions>,
     /// A sync tool runs on the worker as is, without `block_in_place` (which costs a core
-    /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does (which
-    /// needs `multi-thread`, so the field is read only with it).
-    #[cfg(feature = "mcp")]
+    /// handoff, 5-15 µs): the MCP server's choice, as `rmcp`'s own server does, and a turn's
+    /// for a call measured cheap (which the turn times itself). Read only with `multi-thread`,
+    /// the one build with `block_in_place`.
+    #[cfg_attr(not(feature = "multi-thread"), allow(dead_code))]
     on_worker: bool,
     /// `Some(limit)`: a sync tool runs inline, on the worker as is, when its recent calls each
     /// took less than `limit` ([`crate::call::cost`]), else on the blocking pool under its
@@ -76,7 +77,6 @@ impl CallOptions {
     }
 
     /// Runs a sync (not `blocking`) tool directly on the async worker, see `on_worker`.
-    #[cfg(feature = "mcp")]
     pub(crate) fn on_worker(mut self) -> Self {
         self.on_worker = true;
         self
@@ -473,10 +473,7 @@ impl Call<'_> {
     /// Whether a sync tool runs on the async worker as is (see `CallOptions::on_worker`).
     #[cfg(feature = "multi-thread")]
     fn on_worker(&self) -> bool {
-        #[cfg(feature = "mcp")]
-        return self.options.on_worker;
-        #[cfg(not(feature = "mcp"))]
-        false
+        self.options.on_worker
     }
 
     /// Step 4 for a sync tool, on this thread (measured, for a turn's call: `by_cost`).

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::pin::pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
 
@@ -89,9 +89,10 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 /// [`call`](crate::ToolRegistry::call) runs it); in a batch of two or more, inline would
 /// serialise the batch (one task runs one sync call at a time), so it runs on tokio's blocking
 /// pool instead, under its timeout, as a `#[tool(blocking)]` tool always does, unless it is
-/// **cheap**: the turn measures each sync call it hands off or runs this way, and a tool whose
-/// recent calls each took under 20 µs ([`Turn::inline_under`]) runs inline on the turn's task,
-/// since the hop to another thread (5-15 µs) would cost more than it holds the batch back. A tool never measured, or
+/// **cheap**: the turn measures each sync call it hands off (the tool's run) or runs this way
+/// (the whole call, hooks included: what it holds the batch back), and a tool whose recent
+/// calls each took under 20 µs ([`Turn::inline_under`]) runs inline on the turn's task, since
+/// the hop to another thread (5-15 µs) would cost more than it holds the batch back. A tool never measured, or
 /// seen slow in its last few dozen calls, goes to the pool; a cheap tool whose calls turn slow
 /// holds its batch back for two of them (one slow call alone is taken for the thread having
 /// been descheduled), and goes to the pool from then on. A cheap call costs about what the
@@ -339,6 +340,8 @@ impl ToolRegistry {
         // A sync tool leaves the turn's task when the task has more to do meanwhile (run the
         // rest of its batch, or notice a cancellation), unless it is cheaper than leaving.
         let pooled = options.clone().by_cost(turn.inline_under);
+        // A call measured cheap runs on the turn's task as is, timed here (see below).
+        let inline = options.clone().on_worker();
         let alone = if cancel.is_some() { &pooled } else { &options };
         let repeated = repeated_ids(calls);
         // The tools and config every call of the turn sees, taken anew only when the registry
@@ -391,25 +394,34 @@ impl ToolRegistry {
                 answers.push(answer);
                 continue;
             }
-            let (pooled, ids, current, inline_ctx) = (&pooled, &ids, &mut current, &mut inline_ctx);
+            let (pooled, inline, ids) = (&pooled, &inline, &ids);
+            let (current, inline_ctx) = (&mut current, &mut inline_ctx);
+            // When the last cheap call ended, if nothing has run since: the next one's start.
+            let mut ended: Option<Instant> = None;
             let jobs: Vec<(usize, &ToolCall)> = (range.clone())
                 .zip(batch)
                 .zip(repeated)
                 .filter(|(_, repeated)| !**repeated)
                 .map(|(job, _)| job)
                 .collect();
-            let mut ran = bounded_by(jobs, turn.max_concurrency, |(at, call)| {
+            let mut ran = bounded_by(jobs, turn.max_concurrency, |(at, call), ran_between| {
                 // Whether the call is to a sync tool measured cheap, as it starts (after the
                 // calls before it were measured): it runs then and there, with no future
                 // ("Where a call runs"), on the tool registered now.
                 self.refresh(current);
                 let tool = current.snapshot.get(&call.name);
-                let cheap = tool.is_some_and(|t| {
+                let cheap = tool.filter(|t| {
                     !t.is_async() && !t.is_blocking() && t.cost().is_under(turn.inline_under)
                 });
-                if cheap {
+                if let Some(cheap) = cheap {
+                    // Timed from the previous cheap call's end when it ended just before (the
+                    // turn's bookkeeping between them is counted in, some tens of ns): one
+                    // clock read per call, a tenth of a trivial call's cost.
+                    let started = ended.filter(|_| !ran_between).unwrap_or_else(Instant::now);
                     let ctx = ids.set(inline_ctx, at);
-                    Started::Done(self.run_now(call, ctx, pooled, cancel, current, tool))
+                    let answer = self.run_now(call, ctx, inline, cancel, current, tool);
+                    ended = Some(cheap.cost().ended(started));
+                    Started::Done(answer)
                 } else {
                     Started::Running(self.run_in_turn(call, ids.context(ctx, at), pooled, cancel))
                 }
