@@ -268,8 +268,7 @@ impl ToolAnswer {
         self
     }
 
-    /// A successful answer of the JSON text `json`, sent as text when too deep.
-    /// `{"result": text}`, not an error (no depth to check).
+    /// `{"result": text}`, not an error (one level deep: no depth to check).
     fn ok_wrapped(text: &str) -> Self {
         Self {
             json: wrapped(text),
@@ -279,6 +278,7 @@ impl ToolAnswer {
         }
     }
 
+    /// A successful answer of the JSON text `json`, sent as text when too deep.
     fn ok_json(json: String) -> Self {
         Self {
             json: shallow(json),
@@ -671,7 +671,7 @@ mod tests {
             String::new(),
             "plain".to_owned(),
             "quotes \" and \\ backslashes, a tab\t, a newline\n, NUL \u{0}, é, 🦀".to_owned(),
-            // More escapes than the buffer's room for them: it grows.
+            // Dense in escapes: every byte takes two.
             "\n".repeat(10_000),
             "{unclosed".to_owned(),
         ];
