@@ -423,6 +423,9 @@ impl ToolRegistry {
                     ended = Some(cheap.cost().ended(started));
                     Started::Done(answer)
                 } else {
+                    // Starting this call takes time no cheap call took: the next one reads
+                    // the clock.
+                    ended = None;
                     Started::Running(self.run_in_turn(call, ids.context(ctx, at), pooled, cancel))
                 }
             })
