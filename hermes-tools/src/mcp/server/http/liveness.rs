@@ -59,25 +59,42 @@ impl Liveness {
     /// A request named `session`, and `rmcp` served it (so the session is live here).
     pub(crate) fn touch(&self, session: &str) {
         let now = Instant::now();
-        self.sessions
-            .lock()
-            .entry(Arc::from(session))
-            .and_modify(|activity| activity.last = now)
-            .or_insert(Activity { open: 0, last: now });
+        let mut sessions = self.sessions.lock();
+        // Looked up by `&str` first: a known session (every request but its first) costs no
+        // allocation.
+        match sessions.get_mut(session) {
+            Some(activity) => activity.last = now,
+            None => {
+                sessions.insert(Arc::from(session), Activity { open: 0, last: now });
+            }
+        }
     }
 
     /// `body`, a stream of `session`'s: the session is busy until it ends (the answer sent, or
     /// the client gone).
     pub(crate) fn hold(self: &Arc<Self>, session: &str, body: Body) -> Body {
-        let session: Arc<str> = Arc::from(session);
-        self.sessions
-            .lock()
-            .entry(Arc::clone(&session))
-            .and_modify(|activity| activity.open += 1)
-            .or_insert(Activity {
-                open: 1,
-                last: Instant::now(),
-            });
+        let session = {
+            let mut sessions = self.sessions.lock();
+            match sessions.get_key_value(session) {
+                // The map's own key: no allocation for a known session.
+                Some((known, _)) => {
+                    let known = Arc::clone(known);
+                    if let Some(activity) = sessions.get_mut(session) {
+                        activity.open += 1;
+                    }
+                    known
+                }
+                None => {
+                    let session: Arc<str> = Arc::from(session);
+                    let activity = Activity {
+                        open: 1,
+                        last: Instant::now(),
+                    };
+                    sessions.insert(Arc::clone(&session), activity);
+                    session
+                }
+            }
+        };
         let open = Open {
             liveness: Arc::clone(self),
             session,
@@ -202,5 +219,31 @@ mod tests {
         assert!(liveness.idle_sessions(Instant::now()).is_empty());
         tokio::time::advance(idle).await;
         assert_eq!(liveness.idle_sessions(Instant::now()).len(), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn streams_of_two_sessions_are_counted_apart_known_or_not() {
+        let idle = Duration::from_secs(10);
+        let liveness = liveness(idle);
+        liveness.touch("a");
+        // "b" never named by a request before its stream: held all the same.
+        let streams = [
+            liveness.hold("a", Body::empty()),
+            liveness.hold("a", Body::empty()),
+            liveness.hold("b", Body::empty()),
+        ];
+        assert_eq!(liveness.open_streams("a"), Some(2));
+        assert_eq!(liveness.open_streams("b"), Some(1));
+        let [first, second, other] = streams;
+        drop(first);
+        assert_eq!(liveness.open_streams("a"), Some(1));
+        drop(other);
+        assert_eq!(liveness.open_streams("b"), Some(0));
+        tokio::time::advance(idle).await;
+        let ended = liveness.idle_sessions(Instant::now());
+        assert_eq!(ended.len(), 1, "a stream of a is still open");
+        assert_eq!(&*ended[0], "b");
+        drop(second);
+        assert_eq!(liveness.open_streams("a"), Some(0));
     }
 }
