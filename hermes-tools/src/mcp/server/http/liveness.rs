@@ -60,14 +60,7 @@ impl Liveness {
     pub(crate) fn touch(&self, session: &str) {
         let now = Instant::now();
         let mut sessions = self.sessions.lock();
-        // Looked up by `&str` first: a known session (every request but its first) costs no
-        // allocation.
-        match sessions.get_mut(session) {
-            Some(activity) => activity.last = now,
-            None => {
-                sessions.insert(Arc::from(session), Activity { open: 0, last: now });
-            }
-        }
+        listed(&mut sessions, session, now).1.last = now;
     }
 
     /// `body`, a stream of `session`'s: the session is busy until it ends (the answer sent, or
@@ -75,25 +68,9 @@ impl Liveness {
     pub(crate) fn hold(self: &Arc<Self>, session: &str, body: Body) -> Body {
         let session = {
             let mut sessions = self.sessions.lock();
-            match sessions.get_key_value(session) {
-                // The map's own key: no allocation for a known session.
-                Some((known, _)) => {
-                    let known = Arc::clone(known);
-                    if let Some(activity) = sessions.get_mut(session) {
-                        activity.open += 1;
-                    }
-                    known
-                }
-                None => {
-                    let session: Arc<str> = Arc::from(session);
-                    let activity = Activity {
-                        open: 1,
-                        last: Instant::now(),
-                    };
-                    sessions.insert(Arc::clone(&session), activity);
-                    session
-                }
-            }
+            let (session, activity) = listed(&mut sessions, session, Instant::now());
+            activity.open += 1;
+            session
         };
         let open = Open {
             liveness: Arc::clone(self),
@@ -153,6 +130,23 @@ impl Liveness {
             .get(session)
             .map(|activity| activity.open)
     }
+}
+
+/// `session`'s entry in `sessions` and its key, added (no stream open, last seen `now`) if the
+/// list lacks it. A known session (every request but its first) is found by `&str` and keyed
+/// by the list's own `Arc`: no allocation.
+fn listed<'m>(
+    sessions: &'m mut HashMap<Arc<str>, Activity>,
+    session: &str,
+    now: Instant,
+) -> (Arc<str>, &'m mut Activity) {
+    let key = sessions
+        .get_key_value(session)
+        .map_or_else(|| Arc::from(session), |(known, _)| Arc::clone(known));
+    let activity = sessions
+        .entry(Arc::clone(&key))
+        .or_insert(Activity { open: 0, last: now });
+    (key, activity)
 }
 
 /// A stream of a session, counted while it is open.
