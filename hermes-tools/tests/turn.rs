@@ -600,6 +600,33 @@ fn the_turn_future_can_be_spawned() {
     send(&registry.run_turn(&[], &ctx, &turn));
 }
 
+/// `tokio::spawn` asks more of the future than `Send` at one lifetime: rustc must prove it
+/// `Send` for every lifetime of what it borrows, which a closure taking a reference, held
+/// across an await inside the turn, defeats ("implementation of `FnOnce` is not general
+/// enough"). An agent loop spawns its turns, so this must compile.
+#[tokio::test]
+async fn a_turn_runs_in_a_spawned_task() {
+    let registry = ToolRegistry::new();
+    let echo = Tool::builder("echo", "test").parallel(true);
+    registry
+        .register(echo.handler(|_, _| "ok").build())
+        .unwrap();
+    let calls = vec![
+        ToolCall::new("call_1", "echo", "{}"),
+        ToolCall::new("call_1", "echo", "{}"),
+        ToolCall::new("call_2", "echo", "{}"),
+    ];
+    let answers = tokio::spawn(async move {
+        registry
+            .run_turn(&calls, &ToolContext::new(), &Turn::new())
+            .await
+    })
+    .await
+    .unwrap();
+    assert_eq!(answers.len(), 3);
+    assert!(!answers[0].is_error() && answers[1].is_error() && !answers[2].is_error());
+}
+
 /// A real MCP server's tools in a turn: npm `@modelcontextprotocol/server-everything`
 /// (installed by `bash .ci/test`, which exports `HERMES_NODE_MODULES`).
 #[cfg(feature = "mcp")]

@@ -45,7 +45,11 @@ pub(crate) async fn unless<T>(
 /// order, and returns their outputs at their indices (as `buffer_unordered`, collected).
 #[cfg(test)]
 pub(crate) async fn bounded<F: Future>(futures: Vec<F>, limit: usize) -> Vec<F::Output> {
-    bounded_by(futures, limit, |future, _| Started::Running(future)).await
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    let jobs = futures.into_iter().enumerate();
+    let start = |future, _| Started::Running(future);
+    bounded_by(jobs, limit, start, |i, output| outputs[i] = Some(output)).await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// What starting one job of [`bounded_by`] gave: its output at once, or a future to await.
@@ -56,9 +60,13 @@ pub(crate) enum Started<F: Future> {
     Running(F),
 }
 
-/// Starts `jobs` in order with `start`, at most `limit` (at least one) running at a time, and
-/// returns their outputs at their indices (as `buffer_unordered`, collected). A job that
-/// `start` finishes at once never takes a place (nor an allocation).
+/// Starts `jobs` (each a key and a job) in order with `start`, at most `limit` (at least one)
+/// running at a time, and hands each job's output to `done` with its key as the job ends
+/// (in any order; every job has ended when this returns). A job that `start` finishes at once
+/// never takes a place (nor an allocation).
+///
+/// The outputs go to `done` rather than into a vector of this function's so that the caller
+/// puts them straight where it keeps them.
 ///
 /// Every wake-up polls the running futures again, which costs nothing next to a tool call for
 /// the handful a turn runs at once.
@@ -67,27 +75,27 @@ pub(crate) enum Started<F: Future> {
 /// and after any poll of the running futures or wait): `false` means the previous job's start
 /// ended just now, so a caller timing its jobs can take the previous one's end as this one's
 /// start (a clock read saved per job).
-pub(crate) async fn bounded_by<T, F: Future>(
-    jobs: Vec<T>,
+pub(crate) async fn bounded_by<K, T, F: Future>(
+    jobs: impl IntoIterator<Item = (K, T)>,
     limit: usize,
     mut start: impl FnMut(T, bool) -> Started<F>,
-) -> Vec<F::Output> {
-    let mut outputs: Vec<Option<F::Output>> = jobs.iter().map(|_| None).collect();
-    let mut waiting = jobs.into_iter().enumerate();
-    let mut running: Vec<(usize, Pin<Box<F>>)> = Vec::new();
+    mut done: impl FnMut(K, F::Output),
+) {
+    let mut waiting = jobs.into_iter();
+    let mut running: Vec<(K, Pin<Box<F>>)> = Vec::new();
     poll_fn(|cx| {
         // Whether anything ran since the last start: a new poll follows a wait.
         let mut ran_between = true;
         loop {
             while running.len() < limit.max(1) {
-                let Some((i, job)) = waiting.next() else {
+                let Some((key, job)) = waiting.next() else {
                     break;
                 };
                 let started = start(job, ran_between);
                 ran_between = false;
                 match started {
-                    Started::Done(output) => outputs[i] = Some(output),
-                    Started::Running(future) => running.push((i, Box::pin(future))),
+                    Started::Done(output) => done(key, output),
+                    Started::Running(future) => running.push((key, Box::pin(future))),
                 }
             }
             if running.is_empty() {
@@ -95,13 +103,18 @@ pub(crate) async fn bounded_by<T, F: Future>(
             }
             let before = running.len();
             ran_between = true;
-            running.retain_mut(|(i, future)| match future.as_mut().poll(cx) {
-                Poll::Ready(output) => {
-                    outputs[*i] = Some(output);
-                    false
+            // A finished future is swapped out: the order of those running does not matter,
+            // each output goes out with its key.
+            let mut i = 0;
+            while i < running.len() {
+                match running[i].1.as_mut().poll(cx) {
+                    Poll::Ready(output) => {
+                        let (key, _) = running.swap_remove(i);
+                        done(key, output);
+                    }
+                    Poll::Pending => i += 1,
                 }
-                Poll::Pending => true,
-            });
+            }
             // Slots freed: start the next futures now rather than at the next wake-up.
             if running.len() == before {
                 return Poll::Pending;
@@ -109,8 +122,6 @@ pub(crate) async fn bounded_by<T, F: Future>(
         }
     })
     .await;
-    // Every job ran to its end above, so every slot is filled.
-    outputs.into_iter().flatten().collect()
 }
 
 #[cfg(test)]
@@ -143,12 +154,13 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn bounded_by_keeps_order_with_jobs_done_as_they_start() {
+    async fn bounded_by_starts_in_order_and_hands_each_output_with_its_key() {
         let started = Arc::new(crate::sync::Mutex::new(Vec::new()));
         let log = Arc::clone(&started);
-        // Odd jobs are done at once, even ones sleep (later ones less): outputs still in order,
-        // jobs started in order.
-        let outputs = bounded_by((0..6u64).collect(), 2, move |i, ran_between| {
+        // Odd jobs are done at once, even ones sleep (later ones less); jobs start in order.
+        let mut outputs = Vec::new();
+        let jobs = (0..6u64).map(|i| (i, i));
+        let start = move |i: u64, ran_between| {
             log.lock().push((i, ran_between));
             if i % 2 == 1 {
                 Started::Done(i * 10)
@@ -158,9 +170,12 @@ mod tests {
                     i * 10
                 }) as BoxFuture<'static, u64>)
             }
-        })
-        .await;
-        assert_eq!(outputs, vec![0, 10, 20, 30, 40, 50]);
+        };
+        bounded_by(jobs, 2, start, |key, output| outputs.push((key, output))).await;
+        // Each output with its job's key as the job ended: a job done at once as it started,
+        // a sleeping one as it woke (2 at 30 ms, 4 at 40 ms, 0 at 50 ms).
+        let ended = [(1, 10), (2, 20), (3, 30), (4, 40), (5, 50), (0, 0)];
+        assert_eq!(outputs, ended);
         // Started in order; told whether the running futures were polled since the previous
         // start (job 2 ends first, at 30 ms, and 3 and 4 start; 4 ends at 40 ms and 5 starts).
         let expected = [

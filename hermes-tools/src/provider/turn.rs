@@ -347,17 +347,20 @@ impl ToolRegistry {
         // The tools and config every call of the turn sees, taken anew only when the registry
         // changes (a call may register a tool): no lock per call.
         let mut current = self.current();
+        // Each call's tool, looked up once, in the snapshot taken now: a call reuses its
+        // lookup unless the registry changed before it started.
+        let listed = Arc::clone(&current.snapshot);
+        let tools: Vec<Option<&Arc<Tool>>> =
+            calls.iter().map(|call| listed.get(&call.name)).collect();
         let parallel: Vec<bool> = calls
             .iter()
+            .zip(&tools)
             .zip(&repeated)
-            .map(|(call, &repeated)| {
+            .map(|((call, tool), &repeated)| {
                 // A repeated id does not run, so it races nothing.
                 repeated
                     || match options.shown() {
-                        None => current
-                            .snapshot
-                            .get(&call.name)
-                            .is_some_and(|tool| tool.is_parallel_safe()),
+                        None => tool.is_some_and(|tool| tool.is_parallel_safe()),
                         shown => crate::search::bridge::parallel_safe(
                             self,
                             &call.name,
@@ -380,7 +383,8 @@ impl ToolRegistry {
             "running a turn"
         );
 
-        let mut answers = Vec::with_capacity(calls.len());
+        // Each call's answer, in the calls' order, put in its place as it ends.
+        let mut answers: Vec<Option<ToolAnswer>> = Vec::with_capacity(calls.len());
         for range in batches {
             let repeated = &repeated[range.clone()];
             let batch = &calls[range.clone()];
@@ -391,25 +395,36 @@ impl ToolRegistry {
                     self.run_in_turn(call, ids.context(ctx, range.start), alone, cancel)
                         .await
                 };
-                answers.push(answer);
+                answers.push(Some(answer));
                 continue;
             }
             let (pooled, inline, ids) = (&pooled, &inline, &ids);
             let (current, inline_ctx) = (&mut current, &mut inline_ctx);
             // When the last cheap call ended, if nothing has run since: the next one's start.
             let mut ended: Option<Instant> = None;
-            let jobs: Vec<(usize, &ToolCall)> = (range.clone())
-                .zip(batch)
-                .zip(repeated)
-                .filter(|(_, repeated)| !**repeated)
-                .map(|(job, _)| job)
-                .collect();
-            let mut ran = bounded_by(jobs, turn.max_concurrency, |(at, call), ran_between| {
+            // A repeated id is answered in its place now; the other calls' places wait.
+            answers.extend(
+                batch
+                    .iter()
+                    .zip(repeated)
+                    .map(|(call, &repeated)| repeated.then(|| repeated_id(call))),
+            );
+            // Each job is its call's place in the turn, its key the place of its answer. (No
+            // closure here takes a reference: one that did, held across the await below, would
+            // make the turn's future not `Send` to rustc.)
+            let first = range.start;
+            let jobs = range.filter_map(|at| (!repeated[at - first]).then_some((at, at)));
+            let tools = &tools;
+            let start = |at: usize, ran_between: bool| {
+                let call = &calls[at];
                 // Whether the call is to a sync tool measured cheap, as it starts (after the
                 // calls before it were measured): it runs then and there, with no future
                 // ("Where a call runs"), on the tool registered now.
                 self.refresh(current);
-                let tool = current.snapshot.get(&call.name);
+                let tool = match Arc::ptr_eq(&current.snapshot, &listed) {
+                    true => tools[at],
+                    false => current.snapshot.get(&call.name),
+                };
                 let cheap = tool.filter(|t| {
                     !t.is_async() && !t.is_blocking() && t.cost().is_under(turn.inline_under)
                 });
@@ -428,17 +443,15 @@ impl ToolRegistry {
                     ended = None;
                     Started::Running(self.run_in_turn(call, ids.context(ctx, at), pooled, cancel))
                 }
-            })
-            .await
-            .into_iter();
-            for (call, &repeated) in batch.iter().zip(repeated) {
-                answers.push(match repeated {
-                    true => repeated_id(call),
-                    false => ran.next().expect("an answer for every call that ran"),
-                });
-            }
+            };
+            let answered = |at: usize, answer| answers[at] = Some(answer);
+            bounded_by(jobs, turn.max_concurrency, start, answered).await;
         }
+        // `bounded_by` returns once every call it started has ended: every place is filled.
         answers
+            .into_iter()
+            .map(|answer| answer.expect("an answer for every call"))
+            .collect()
     }
 
     /// One call of a turn to a sync tool measured cheap, run to its end right here: it is done
