@@ -98,8 +98,8 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 /// been descheduled), and goes to the pool from then on. A cheap call costs about what the
 /// same call alone would: the turn keeps the registry's tools and config across its calls
 /// (taken anew whenever the registry changes, so a call runs the tool and config registered
-/// when it starts, even if an earlier call of the batch changed them), and its calls' ids in
-/// one allocation.
+/// when it starts, even if an earlier call of the batch changed them), looks each call's tool
+/// up once, and keeps its calls' ids in one allocation.
 ///
 /// What the pipeline does before a tool runs (pre-call hooks, the approval gate) is sync and
 /// runs on the turn's task as each call starts: a gate that asks the user holds the batch's
