@@ -591,15 +591,6 @@ async fn declared_tools_run_together_as_their_parallel_key_says() {
     );
 }
 
-#[test]
-fn the_turn_future_can_be_spawned() {
-    fn send<T: Send>(_: &T) {}
-    let registry = ToolRegistry::new();
-    let ctx = ToolContext::new();
-    let turn = Turn::new();
-    send(&registry.run_turn(&[], &ctx, &turn));
-}
-
 /// `tokio::spawn` asks more of the future than `Send` at one lifetime: rustc must prove it
 /// `Send` for every lifetime of what it borrows, which a closure taking a reference, held
 /// across an await inside the turn, defeats ("implementation of `FnOnce` is not general

@@ -61,8 +61,9 @@ pub(crate) enum Started<F: Future> {
 }
 
 /// Starts `jobs` (each a key and a job) in order with `start`, at most `limit` (at least one)
-/// running at a time, and hands each job's output to `done` with its key as the job ends
-/// (in any order; every job has ended when this returns). A job that `start` finishes at once
+/// running at a time, polls those running in the order they started, and hands each job's
+/// output to `done` with its key as the job ends (in any order; every job has ended when this
+/// returns). A job that `start` finishes at once
 /// never takes a place (nor an allocation).
 ///
 /// The outputs go to `done` rather than into a vector of this function's so that the caller
@@ -75,7 +76,7 @@ pub(crate) enum Started<F: Future> {
 /// and after any poll of the running futures or wait): `false` means the previous job's start
 /// ended just now, so a caller timing its jobs can take the previous one's end as this one's
 /// start (a clock read saved per job).
-pub(crate) async fn bounded_by<K, T, F: Future>(
+pub(crate) async fn bounded_by<K: Copy, T, F: Future>(
     jobs: impl IntoIterator<Item = (K, T)>,
     limit: usize,
     mut start: impl FnMut(T, bool) -> Started<F>,
@@ -103,18 +104,16 @@ pub(crate) async fn bounded_by<K, T, F: Future>(
             }
             let before = running.len();
             ran_between = true;
-            // A finished future is swapped out: the order of those running does not matter,
-            // each output goes out with its key.
-            let mut i = 0;
-            while i < running.len() {
-                match running[i].1.as_mut().poll(cx) {
-                    Poll::Ready(output) => {
-                        let (key, _) = running.swap_remove(i);
-                        done(key, output);
-                    }
-                    Poll::Pending => i += 1,
+            // Polled in the order they started, which stays so (`retain_mut`, not
+            // `swap_remove`): a job's first poll may do its ordered work (a turn's call runs its
+            // pre-call hooks and approval gate there), so a later job must not overtake it.
+            running.retain_mut(|(key, future)| match future.as_mut().poll(cx) {
+                Poll::Ready(output) => {
+                    done(*key, output);
+                    false
                 }
-            }
+                Poll::Pending => true,
+            });
             // Slots freed: start the next futures now rather than at the next wake-up.
             if running.len() == before {
                 return Poll::Pending;
@@ -187,6 +186,29 @@ mod tests {
             (5, true),
         ];
         assert_eq!(*started.lock(), expected);
+    }
+
+    #[tokio::test]
+    async fn bounded_by_polls_in_the_order_jobs_started() {
+        // Job 0 ends at its first poll; 1 and 2 note theirs. Moving 2 into 0's freed place
+        // (`swap_remove`) would poll it before 1.
+        let polled = Arc::new(crate::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&polled);
+        let start = move |i: u8, _| {
+            let log = Arc::clone(&log);
+            Started::Running(Box::pin(async move {
+                log.lock().push(i);
+                if i > 0 {
+                    tokio::task::yield_now().await;
+                }
+                i
+            }) as BoxFuture<'static, u8>)
+        };
+        let mut ended = Vec::new();
+        let jobs = (0..3u8).map(|i| (i, i));
+        bounded_by(jobs, 3, start, |key, _| ended.push(key)).await;
+        assert_eq!(*polled.lock(), [0, 1, 2]);
+        assert_eq!(ended, [0, 1, 2]);
     }
 
     #[tokio::test]

@@ -98,8 +98,9 @@ const DEFAULT_MAX_CONCURRENCY: usize = 8;
 /// been descheduled), and goes to the pool from then on. A cheap call costs about what the
 /// same call alone would: the turn keeps the registry's tools and config across its calls
 /// (taken anew whenever the registry changes, so a call runs the tool and config registered
-/// when it starts, even if an earlier call of the batch changed them), looks each call's tool
-/// up once, and keeps its calls' ids in one allocation.
+/// when it starts, even if an earlier call of the batch changed them), reuses the lookup of
+/// the call's tool that decided its batch (unless the registry changed since), and keeps its
+/// calls' ids in one allocation.
 ///
 /// What the pipeline does before a tool runs (pre-call hooks, the approval gate) is sync and
 /// runs on the turn's task as each call starts: a gate that asks the user holds the batch's
@@ -347,8 +348,9 @@ impl ToolRegistry {
         // The tools and config every call of the turn sees, taken anew only when the registry
         // changes (a call may register a tool): no lock per call.
         let mut current = self.current();
-        // Each call's tool, looked up once, in the snapshot taken now: a call reuses its
-        // lookup unless the registry changed before it started.
+        // Each call's tool, looked up in the snapshot taken now: a cheap call reuses this
+        // lookup as it starts unless the registry's tools changed before then. (The snapshot
+        // lives as long as the turn: a tool deregistered meanwhile is dropped when it ends.)
         let listed = Arc::clone(&current.snapshot);
         let tools: Vec<Option<&Arc<Tool>>> =
             calls.iter().map(|call| listed.get(&call.name)).collect();
@@ -410,8 +412,9 @@ impl ToolRegistry {
                     .map(|(call, &repeated)| repeated.then(|| repeated_id(call))),
             );
             // Each job is its call's place in the turn, its key the place of its answer. (No
-            // closure here takes a reference: one that did, held across the await below, would
-            // make the turn's future not `Send` to rustc.)
+            // closure here has a reference parameter: one that had, held across the await
+            // below, would make the turn's future not `Send` for every lifetime, which
+            // `tokio::spawn` needs.)
             let first = range.start;
             let jobs = range.filter_map(|at| (!repeated[at - first]).then_some((at, at)));
             let tools = &tools;
