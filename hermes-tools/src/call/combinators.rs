@@ -63,8 +63,7 @@ pub(crate) enum Started<F: Future> {
 /// Starts `jobs` (each a key and a job) in order with `start`, at most `limit` (at least one)
 /// running at a time, polls those running in the order they started, and hands each job's
 /// output to `done` with its key as the job ends (in any order; every job has ended when this
-/// returns). A job that `start` finishes at once
-/// never takes a place (nor an allocation).
+/// returns). A job that `start` finishes at once never takes a place (nor an allocation).
 ///
 /// The outputs go to `done` rather than into a vector of this function's so that the caller
 /// puts them straight where it keeps them.
