@@ -707,6 +707,23 @@ fn redact_json_sees_through_unicode_and_slash_escapes() {
 }
 
 #[test]
+fn an_escape_alone_that_hides_a_marker_is_seen() {
+    // The `\u` escape is all that hides the marker from the prefilter: the document is walked.
+    let hidden = r#"{"a": "\u0073k-proj-abcdefghijklmnopqrstuvwxyz012345"}"#;
+    assert!(prefilter::candidates(hidden).is_empty());
+    let out = redact_json(hidden);
+    assert!(!out.contains("abcdefghijklmnop"), "{out}");
+    // Escapes that hide nothing leave the answer as it was.
+    for clean in [
+        r#"{"a": "https:\/\/example.com\/x"}"#,
+        r#"{"a": "C:\\users"}"#,
+        r#"{"a": "a \"quote\" and\n\ta tab\\"}"#,
+    ] {
+        assert_eq!(redact_json(clean), clean);
+    }
+}
+
+#[test]
 fn redact_json_redacts_text_that_is_not_json_as_text() {
     assert_eq!(
         redact_json("oops password=hunter22 {"),

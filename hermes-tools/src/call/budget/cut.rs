@@ -25,9 +25,16 @@ struct MarkerNumbers {
 
 /// The cut answer's JSON text, at most `limit` characters when its frame fits, and the
 /// characters it left out.
+///
+/// Besides the head and the tail, nothing here reads the whole rendering again: the characters
+/// cut are the total less those kept, and lines are counted only for a marker that names them
+/// (a spill file's). A 20 MB answer was counted in two more passes (`bench/README.md`).
 pub(super) fn cut_text(doc: &Oversize, saved: &Saved, limit: usize) -> (String, usize) {
     let rendering = doc.rendering.as_str();
-    let total_lines = count_newlines(rendering);
+    let total_lines = match saved {
+        Saved::File(_) => count_newlines(rendering),
+        Saved::Off | Saved::Failed(_) => 0,
+    };
     let widest = MarkerNumbers {
         omitted: doc.total_chars,
         first_line: total_lines,
@@ -43,26 +50,39 @@ pub(super) fn cut_text(doc: &Oversize, saved: &Saved, limit: usize) -> (String, 
     );
     let room = limit.saturating_sub(frame.chars().count());
 
-    let (head_end, head_cost) = take_head(rendering, share(room, HEAD_SHARE));
-    let (head, rest) = rendering.split_at(head_end);
-    let (omitted_text, tail) = rest.split_at(take_tail(rest, room - head_cost));
+    let head = take_head(rendering, share(room, HEAD_SHARE));
+    let (head_text, rest) = rendering.split_at(head.end);
+    let tail = take_tail(rest, room - head.cost);
+    let (omitted_text, tail_text) = rest.split_at(tail.end);
 
-    let first_line = count_newlines(head) + 1;
-    // A newline ends the line it is on, so a final one adds no line to the cut.
-    let inner = omitted_text.strip_suffix('\n').unwrap_or(omitted_text);
-    let last_line = first_line + count_newlines(inner);
-    let numbers = MarkerNumbers {
-        omitted: omitted_text.chars().count(),
-        first_line,
-        last_line,
-        lines_to_read: last_line - first_line + 1,
-        total_lines,
+    let omitted = doc.total_chars - head.chars - tail.chars;
+    let numbers = match saved {
+        Saved::File(_) => {
+            let first_line = count_newlines(head_text) + 1;
+            // A newline ends the line it is on, so a final one adds no line to the cut.
+            let inner = omitted_text.strip_suffix('\n').unwrap_or(omitted_text);
+            let last_line = first_line + count_newlines(inner);
+            MarkerNumbers {
+                omitted,
+                first_line,
+                last_line,
+                lines_to_read: last_line - first_line + 1,
+                total_lines,
+            }
+        }
+        // The marker states no line.
+        Saved::Off | Saved::Failed(_) => MarkerNumbers { omitted, ..widest },
     };
-    let content = framed(head, &marker(&numbers, saved), tail);
-    (
-        cut_json(doc, saved, content, numbers.omitted),
-        numbers.omitted,
-    )
+    let content = framed(head_text, &marker(&numbers, saved), tail_text);
+    (cut_json(doc, saved, content, omitted), omitted)
+}
+
+/// Where a head or tail taken from a rendering ends (its byte end for a head, its byte start
+/// for a tail), what it costs escaped, and its characters.
+struct Taken {
+    end: usize,
+    cost: usize,
+    chars: usize,
 }
 
 /// `part` of `whole`, rounded down, without overflow.
@@ -79,31 +99,44 @@ pub(super) fn escaped_len(c: char) -> usize {
     }
 }
 
-/// The longest prefix of `text` that costs at most `budget` escaped: its byte end and its cost.
-fn take_head(text: &str, budget: usize) -> (usize, usize) {
-    let mut cost = 0;
+/// The longest prefix of `text` that costs at most `budget` escaped.
+fn take_head(text: &str, budget: usize) -> Taken {
+    let mut taken = Taken {
+        end: text.len(),
+        cost: 0,
+        chars: 0,
+    };
     for (at, c) in text.char_indices() {
-        let next = cost + escaped_len(c);
+        let next = taken.cost + escaped_len(c);
         if next > budget {
-            return (at, cost);
-        }
-        cost = next;
-    }
-    (text.len(), cost)
-}
-
-/// The longest suffix of `text` that costs at most `budget` escaped: its byte start.
-fn take_tail(text: &str, budget: usize) -> usize {
-    let mut cost = 0;
-    let mut start = text.len();
-    for (at, c) in text.char_indices().rev() {
-        cost += escaped_len(c);
-        if cost > budget {
+            taken.end = at;
             break;
         }
-        start = at;
+        taken.cost = next;
+        taken.chars += 1;
     }
-    start
+    taken
+}
+
+/// The longest suffix of `text` that costs at most `budget` escaped.
+fn take_tail(text: &str, budget: usize) -> Taken {
+    let mut taken = Taken {
+        end: text.len(),
+        cost: 0,
+        chars: 0,
+    };
+    for (at, c) in text.char_indices().rev() {
+        let next = taken.cost + escaped_len(c);
+        if next > budget {
+            break;
+        }
+        taken = Taken {
+            end: at,
+            cost: next,
+            chars: taken.chars + 1,
+        };
+    }
+    taken
 }
 
 fn framed(head: &str, marker: &str, tail: &str) -> String {
@@ -146,9 +179,8 @@ fn cut_json(doc: &Oversize, saved: &Saved, content: String, omitted: usize) -> S
     shaped(doc.is_error, "content", content, meta)
 }
 
-pub(super) fn spent_note(doc: &Oversize, saved: &Saved) -> String {
-    // The answer's own size, not its rendering's: that is what was not shown.
-    let total = doc.answer_chars;
+/// The turn's note for an answer of `total` characters the turn has no room for.
+pub(super) fn spent_note(doc: &Oversize, saved: &Saved, total: usize) -> String {
     let lead = if doc.is_error {
         format!(
             "The tool failed, and this turn's tool-result budget is spent, so its error answer \

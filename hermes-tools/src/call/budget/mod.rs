@@ -309,8 +309,10 @@ fn fit_within_turn<'a>(
             return doc.finish(text, omitted, saved, false);
         }
     }
-    let note = spent_note(&doc, &saved);
-    if note.chars().count() >= doc.answer_chars {
+    // The answer's own size, not its rendering's: that is what the note says was not shown.
+    let answer_chars = answer.chars().count();
+    let note = spent_note(&doc, &saved, answer_chars);
+    if note.chars().count() >= answer_chars {
         // A note as long as the answer would cost the turn more and tell the model less.
         return Budgeted::past_the_turn(answer);
     }
@@ -322,8 +324,6 @@ fn fit_within_turn<'a>(
 struct Oversize {
     rendering: String,
     total_chars: usize,
-    /// The characters of the answer's JSON text, as the model would have been sent it.
-    answer_chars: usize,
     is_error: bool,
 }
 
@@ -335,7 +335,6 @@ impl Oversize {
         };
         Self {
             total_chars: rendering.chars().count(),
-            answer_chars: answer.chars().count(),
             rendering,
             is_error,
         }
