@@ -1,7 +1,9 @@
 //! Rendering an over-size answer straight from its JSON text (see the [module docs](super),
-//! "Rendering"), in one parse: serde_json reads the top level, keeping each member (or item)
-//! as its raw text; a string member is then decoded straight into the rendering, any other
-//! value parsed alone.
+//! "Rendering"), in one parse. An answer whose members are all strings, integers, booleans or
+//! `null` (most big ones: a command's output, a file) is rendered as serde_json reads it, each
+//! string decoded straight into the rendering. Any other is read member by member: serde_json
+//! reads the top level, keeping each member (or item) as its raw text; a string member is then
+//! decoded straight into the rendering, any other value parsed alone.
 //!
 //! The general path parses the whole answer into a `Value`, writes it back and compares that
 //! with the text made canonical (to catch what parsing loses), then renders the `Value`: about
@@ -50,6 +52,13 @@ pub(super) fn render(json: &str) -> Option<Scanned> {
             is_error: false,
         });
     }
+    if let Some(is_error) = render_flat(json, &mut out) {
+        return Some(Scanned {
+            rendering: out,
+            is_error,
+        });
+    }
+    out.clear();
     let is_error = match serde_json::from_str::<Top<'_>>(json).ok()? {
         Top::Object(members) => {
             let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
@@ -77,6 +86,135 @@ pub(super) fn render(json: &str) -> Option<Scanned> {
         rendering: out,
         is_error,
     })
+}
+
+/// The rendering of an object or array whose members are all strings, integers, booleans or
+/// `null` (`{"result": "…"}`, `{"output": "…", "exit_code": 0}`), in one pass: each member is
+/// rendered as serde_json reads it, a string decoded straight into the rendering. Those values
+/// write back as they were read, so no member's raw text is needed to check that; any other
+/// member (a float, an object, an array), a duplicate key or an empty answer ends this pass
+/// with `None`, and [`render`] takes the answer member by member. Whether it is error-shaped.
+///
+/// Reading each member as raw text first costs a pass over the whole answer, about a tenth of
+/// echoing a 20 MB string (`bench/README.md`, big inputs). The price: what this pass read
+/// before a member it does not take is read again member by member.
+pub(super) fn render_flat(json: &str, out: &mut String) -> Option<bool> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let is_error = de.deserialize_any(FlatTop { out }).ok()?;
+    de.end().ok()?;
+    Some(is_error)
+}
+
+/// [`render_flat`]'s top level: renders each member, answers whether the answer is
+/// error-shaped.
+struct FlatTop<'o> {
+    out: &'o mut String,
+}
+
+impl<'de> Visitor<'de> for FlatTop<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object or array with members")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut seen: HashSet<String, foldhash::fast::RandomState> = HashSet::default();
+        let mut is_error = false;
+        while let Some(key) = map.next_key::<String>()? {
+            let label = Value::from(key.as_str()).to_string();
+            let shows = map.next_value_seed(FlatMember {
+                out: self.out,
+                label: &label,
+            })?;
+            if key == "error" {
+                is_error = shows;
+            }
+            if !seen.insert(key) {
+                return Err(de::Error::custom("a duplicate key"));
+            }
+        }
+        if seen.is_empty() {
+            return Err(de::Error::custom("empty"));
+        }
+        Ok(is_error)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let mut items = 0_usize;
+        loop {
+            let label = format!("[{items}]");
+            let seed = FlatMember {
+                out: self.out,
+                label: &label,
+            };
+            if seq.next_element_seed(seed)?.is_none() {
+                break;
+            }
+            items += 1;
+        }
+        if items == 0 {
+            return Err(de::Error::custom("empty"));
+        }
+        Ok(false)
+    }
+}
+
+/// One member of [`render_flat`], rendered as the section `label`: a string, an integer, a
+/// boolean or `null`; whether it makes an `"error"` member error-shaped.
+struct FlatMember<'o> {
+    out: &'o mut String,
+    label: &'o str,
+}
+
+impl<'de> de::DeserializeSeed<'de> for FlatMember<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl FlatMember<'_> {
+    fn scalar<E>(self, json: &str, shows: bool) -> Result<bool, E> {
+        push_section(self.out, Some(self.label), "json", json);
+        Ok(shows)
+    }
+}
+
+impl Visitor<'_> for FlatMember<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string, an integer, a boolean or null")
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<bool, E> {
+        let empty = StringSection {
+            out: self.out,
+            label: Some(self.label),
+        }
+        .visit_str(text)?;
+        Ok(!empty)
+    }
+
+    fn visit_bool<E: de::Error>(self, value: bool) -> Result<bool, E> {
+        self.scalar(if value { "true" } else { "false" }, value)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
+        self.scalar("null", false)
+    }
+
+    // serde_json reads an integer that fits 64 bits as one of these (`-0`, an exponent or a
+    // fraction makes it a float), and writes it back with the same digits.
+    fn visit_i64<E: de::Error>(self, value: i64) -> Result<bool, E> {
+        self.scalar(&value.to_string(), true)
+    }
+
+    fn visit_u64<E: de::Error>(self, value: u64) -> Result<bool, E> {
+        self.scalar(&value.to_string(), true)
+    }
 }
 
 /// Renders the member `raw` as the section `label`; whether it is one that makes an `"error"`

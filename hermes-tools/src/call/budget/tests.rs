@@ -669,6 +669,12 @@ fn the_one_pass_rendering_is_the_general_paths_or_none() {
         r#"{"": "empty key", "\"quoted\"": "x"}"#.to_owned(),
         r#"{"s": "\ud83d\ude00", "t": ["\uD83D\uDE00"]}"#.to_owned(),
         r#" "top \ud83d\ude00\n" "#.to_owned(),
+        r#"{"b": true, "f": false, "z": null, "error": false, "i": -9223372036854775808}"#
+            .to_owned(),
+        r#"{"u": 18446744073709551615, "error": 0}"#.to_owned(),
+        r#"{"error": true}"#.to_owned(),
+        r#"[1, "x", null, false]"#.to_owned(),
+        r#"{"output": "a\nb", "n": 1.0, "x": "after a float"}"#.to_owned(),
     ];
     for answer in &taken {
         let scanned = scan::render(answer).unwrap_or_else(|| panic!("one pass: {answer}"));
@@ -681,6 +687,9 @@ fn the_one_pass_rendering_is_the_general_paths_or_none() {
         r#"{"a": "x", "a": "y"}"#.to_owned(),
         r#"{"n": 1E5}"#.to_owned(),
         r#"{"n": 123456789012345678901234567890}"#.to_owned(),
+        r#"{"n": 18446744073709551616}"#.to_owned(),
+        r#"{"n": -0}"#.to_owned(),
+        r#"{"s": "x", "n": 1, "s": "y"}"#.to_owned(),
         r#"{"n": -0.25e-3}"#.to_owned(),
         r#"{"s": "\ud83d"}"#.to_owned(),
         r#""\ude00""#.to_owned(),
@@ -706,6 +715,31 @@ fn the_one_pass_rendering_is_the_general_paths_or_none() {
     let within = deep(126);
     let scanned = scan::render(&within).expect("within the limit");
     assert_eq!(scanned.rendering, render_parsed(&within).0);
+}
+
+#[test]
+fn members_that_write_back_as_read_take_the_single_pass() {
+    let flat = |answer: &str| scan::render_flat(answer, &mut String::new());
+    for taken in [
+        r#"{"result": "a\nb \"c\""}"#,
+        r#"{"output": "x", "exit_code": -1, "error": null, "ok": true}"#,
+        r#"["a", 2, 18446744073709551615, null]"#,
+    ] {
+        assert!(flat(taken).is_some(), "{taken}");
+    }
+    for left in [
+        r#"{"output": "x", "ratio": 0.5}"#,
+        r#"{"output": "x", "meta": {"a": 1}}"#,
+        r#"{"output": "x", "lines": []}"#,
+        r#"{"n": -0}"#,
+        r#"{"n": 1e2}"#,
+        r#"{"n": 18446744073709551616}"#,
+        r#"{"a": "x", "a": "y"}"#,
+        "{}",
+        "[]",
+    ] {
+        assert!(flat(left).is_none(), "{left}");
+    }
 }
 
 #[test]
