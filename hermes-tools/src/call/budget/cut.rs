@@ -26,9 +26,10 @@ struct MarkerNumbers {
 /// The cut answer's JSON text, at most `limit` characters when its frame fits, and the
 /// characters it left out.
 ///
-/// Besides the head and the tail, nothing here reads the whole rendering again: the characters
-/// cut are the total less those kept, and lines are counted only for a marker that names them
-/// (a spill file's). A 20 MB answer was counted in two more passes (`bench/README.md`).
+/// The characters cut are the total less those kept, not counted in a pass of their own, and
+/// lines are counted only for a marker that names them (a spill file's): without a spill
+/// file, only the head and the tail are read (a 20 MB answer's cut was three more passes over
+/// it, `bench/README.md`).
 pub(super) fn cut_text(doc: &Oversize, saved: &Saved, limit: usize) -> (String, usize) {
     let rendering = doc.rendering.as_str();
     let total_lines = match saved {

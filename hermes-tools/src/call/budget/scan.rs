@@ -1,9 +1,10 @@
 //! Rendering an over-size answer straight from its JSON text (see the [module docs](super),
-//! "Rendering"), in one parse. An answer whose members are all strings, integers, booleans or
-//! `null` (most big ones: a command's output, a file) is rendered as serde_json reads it, each
-//! string decoded straight into the rendering. Any other is read member by member: serde_json
-//! reads the top level, keeping each member (or item) as its raw text; a string member is then
-//! decoded straight into the rendering, any other value parsed alone.
+//! "Rendering"), without parsing it into a `Value`. An answer whose members are all strings,
+//! integers, booleans or `null` (most big ones: a command's output, a file) is rendered in one
+//! pass, as serde_json reads it, each string decoded straight into the rendering. Any other is
+//! read member by member (after that pass gives up, so partly twice): serde_json reads the top
+//! level, keeping each member (or item) as its raw text; a string member is then decoded
+//! straight into the rendering, any other value parsed alone.
 //!
 //! The general path parses the whole answer into a `Value`, writes it back and compares that
 //! with the text made canonical (to catch what parsing loses), then renders the `Value`: about
@@ -206,8 +207,9 @@ impl Visitor<'_> for FlatMember<'_> {
         self.scalar("null", false)
     }
 
-    // serde_json reads an integer that fits 64 bits as one of these (`-0`, an exponent or a
-    // fraction makes it a float), and writes it back with the same digits.
+    // serde_json reads an integer within the range of `i64` or `u64` as one of these (`-0`, an
+    // exponent, a fraction or a wider integer makes it a float), and writes it back with the
+    // same digits.
     fn visit_i64<E: de::Error>(self, value: i64) -> Result<bool, E> {
         self.scalar(&value.to_string(), true)
     }
