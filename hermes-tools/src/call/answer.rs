@@ -9,6 +9,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::answer_text::AnswerText;
 use crate::secrets;
 
 /// The deepest nesting of arrays and objects an answer may have and still be sent as raw JSON.
@@ -145,7 +146,7 @@ fn wrapped(text: &str) -> String {
 /// marked by [`is_error`](Self::is_error), so MCP can set `isError` without parsing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ToolAnswer {
-    json: String,
+    json: AnswerText,
     is_error: bool,
     content: Option<Vec<ContentPart>>,
     /// Whether the tool panicked (an error answer): the tool did not report a failure, it
@@ -156,8 +157,15 @@ pub struct ToolAnswer {
 impl ToolAnswer {
     /// An answer serialized from `value`; a value that cannot be serialized becomes an error answer.
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Self {
-        match serde_json::to_string(value) {
-            Ok(json) => Self::ok_json(json),
+        match AnswerText::serialize(value) {
+            Ok(AnswerText::Heap(json)) => Self::ok_json(json),
+            // A text of 23 bytes nests at most 11 levels deep: no depth to check.
+            Ok(inline) => Self {
+                json: inline,
+                is_error: false,
+                content: None,
+                panicked: false,
+            },
             Err(err) => Self::error(format!("the tool's result could not be serialized: {err}")),
         }
     }
@@ -207,7 +215,7 @@ impl ToolAnswer {
             object.insert(key, value);
         }
         Self {
-            json: Value::Object(object).to_string(),
+            json: Value::Object(object).to_string().into(),
             is_error: true,
             content: None,
             panicked: false,
@@ -219,7 +227,9 @@ impl ToolAnswer {
     pub fn refusal(message: impl fmt::Display) -> Self {
         let message = message.to_string();
         Self {
-            json: json!({ "error": secrets::redact(&message) }).to_string(),
+            json: json!({ "error": secrets::redact(&message) })
+                .to_string()
+                .into(),
             is_error: true,
             content: None,
             panicked: false,
@@ -231,7 +241,7 @@ impl ToolAnswer {
     /// carries them whole.
     pub(crate) fn with_text(self, json: String) -> Self {
         Self {
-            json: shallow(json),
+            json: shallow(json).into(),
             is_error: self.is_error,
             content: None,
             panicked: self.panicked,
@@ -244,7 +254,7 @@ impl ToolAnswer {
     /// having cost one scan of the text.
     pub(crate) fn redacted(mut self) -> Self {
         if let Cow::Owned(json) = secrets::redact_json(&self.json) {
-            self.json = json;
+            self.json = json.into();
         }
         let mask = |text: &mut String| {
             if let Cow::Owned(masked) = secrets::redact(text) {
@@ -271,7 +281,7 @@ impl ToolAnswer {
     /// `{"result": text}`, not an error (one level deep: no depth to check).
     fn ok_wrapped(text: &str) -> Self {
         Self {
-            json: wrapped(text),
+            json: wrapped(text).into(),
             is_error: false,
             content: None,
             panicked: false,
@@ -281,7 +291,7 @@ impl ToolAnswer {
     /// A successful answer of the JSON text `json`, sent as text when too deep.
     fn ok_json(json: String) -> Self {
         Self {
-            json: shallow(json),
+            json: shallow(json).into(),
             is_error: false,
             content: None,
             panicked: false,
@@ -295,7 +305,7 @@ impl ToolAnswer {
 
     /// The JSON text sent to the model, owned.
     pub fn into_string(self) -> String {
-        self.json
+        self.json.into_string()
     }
 
     /// Whether this answer reports an error.

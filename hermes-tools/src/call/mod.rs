@@ -68,6 +68,7 @@
 //! ```
 
 pub(crate) mod answer;
+pub(crate) mod answer_text;
 pub(crate) mod asking;
 pub(crate) mod bridge;
 pub(crate) mod budget;
