@@ -159,7 +159,7 @@ impl ToolAnswer {
     pub fn json<T: Serialize + ?Sized>(value: &T) -> Self {
         match AnswerText::serialize(value) {
             Ok(AnswerText::Heap(json)) => Self::ok_json(json),
-            // A text of 23 bytes nests at most 11 levels deep: no depth to check.
+            // At most 23 bytes nest at most 11 levels deep: no depth to check.
             Ok(inline) => Self {
                 json: inline,
                 is_error: false,
@@ -633,6 +633,16 @@ mod tests {
     #[derive(Serialize)]
     struct Point {
         x: i32,
+    }
+
+    #[test]
+    fn a_short_answer_reads_as_any_other() {
+        let short = ToolAnswer::json(&42);
+        assert_eq!(short, ToolAnswer::text("42"));
+        assert_eq!(short.to_value(), json!(42));
+        assert_eq!(short.to_string(), "42");
+        assert_eq!(short.clone().into_string(), "42");
+        assert!(format!("{short:?}").contains(r#"json: "42""#), "{short:?}");
     }
 
     #[test]

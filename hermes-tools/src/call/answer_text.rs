@@ -8,6 +8,7 @@
 //! [`INLINE`] bytes is written on the stack and kept inline ([`SmolStr`]), with no allocation;
 //! a longer one spills into a `Vec` that becomes its `String`, as before.
 
+use std::fmt;
 use std::io;
 use std::ops::Deref;
 
@@ -21,7 +22,7 @@ pub(crate) const INLINE: usize = SmolStr::INLINE_CAP;
 const FIRST_SPILL: usize = 128;
 
 /// The JSON text of a [`ToolAnswer`](super::answer::ToolAnswer).
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) enum AnswerText {
     /// At most [`INLINE`] bytes, without an allocation.
     Inline(SmolStr),
@@ -79,6 +80,13 @@ impl Deref for AnswerText {
     }
 }
 
+impl fmt::Debug for AnswerText {
+    /// As the text's `Debug`: where it is kept is no part of the answer.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
 impl PartialEq for AnswerText {
     /// Texts are equal when they read the same, wherever they are kept.
     fn eq(&self, other: &Self) -> bool {
@@ -89,8 +97,10 @@ impl PartialEq for AnswerText {
 /// serde_json's output: on the stack while it fits in [`INLINE`] bytes, then in a `Vec`.
 struct Spilling {
     inline: [u8; INLINE],
+    /// The bytes of `inline` written (no longer read once the output has spilled).
     len: usize,
-    /// Empty (no capacity) until the output outgrows `inline`.
+    /// Without capacity until the output outgrows `inline`: its capacity is what says that
+    /// the output spilled, so no flag can disagree with it.
     heap: Vec<u8>,
 }
 
@@ -159,6 +169,26 @@ mod tests {
             AnswerText::Heap(text) => assert_eq!(text, format!("\"{over}\"")),
             AnswerText::Inline(_) => panic!("{} bytes kept inline", INLINE + 1),
         }
+    }
+
+    #[test]
+    fn a_first_write_longer_than_the_inline_size_spills_whole() {
+        // serde_json writes a raw value in one write.
+        let raw =
+            serde_json::value::RawValue::from_string(format!("[{}1]", "1,".repeat(15))).unwrap();
+        match AnswerText::serialize(&raw).unwrap() {
+            AnswerText::Heap(text) => assert_eq!(text, raw.get()),
+            AnswerText::Inline(_) => panic!("{} bytes kept inline", raw.get().len()),
+        }
+    }
+
+    #[test]
+    fn the_debug_of_a_text_is_the_texts_wherever_it_is_kept() {
+        let inline = AnswerText::serialize("hi").unwrap();
+        assert!(matches!(inline, AnswerText::Inline(_)));
+        assert_eq!(format!("{inline:?}"), format!("{:?}", r#""hi""#));
+        let heap = AnswerText::from(r#""hi""#.to_owned());
+        assert_eq!(format!("{heap:?}"), format!("{inline:?}"));
     }
 
     #[test]
