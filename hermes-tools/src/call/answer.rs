@@ -160,12 +160,7 @@ impl ToolAnswer {
         match AnswerText::serialize(value) {
             Ok(AnswerText::Heap(json)) => Self::ok_json(json),
             // At most 23 bytes nest at most 11 levels deep: no depth to check.
-            Ok(inline) => Self {
-                json: inline,
-                is_error: false,
-                content: None,
-                panicked: false,
-            },
+            Ok(inline) => Self::ok(inline),
             Err(err) => Self::error(format!("the tool's result could not be serialized: {err}")),
         }
     }
@@ -280,18 +275,18 @@ impl ToolAnswer {
 
     /// `{"result": text}`, not an error (one level deep: no depth to check).
     fn ok_wrapped(text: &str) -> Self {
-        Self {
-            json: wrapped(text).into(),
-            is_error: false,
-            content: None,
-            panicked: false,
-        }
+        Self::ok(wrapped(text).into())
     }
 
     /// A successful answer of the JSON text `json`, sent as text when too deep.
     fn ok_json(json: String) -> Self {
+        Self::ok(shallow(json).into())
+    }
+
+    /// A successful answer of `json`, as it is.
+    fn ok(json: AnswerText) -> Self {
         Self {
-            json: shallow(json).into(),
+            json,
             is_error: false,
             content: None,
             panicked: false,

@@ -16,7 +16,7 @@ use serde::Serialize;
 use smol_str::SmolStr;
 
 /// The longest text kept inline: 23 bytes.
-pub(crate) const INLINE: usize = SmolStr::INLINE_CAP;
+const INLINE: usize = SmolStr::INLINE_CAP;
 
 /// The first capacity of a text that spills (serde_json's `to_string` starts at 128 bytes).
 const FIRST_SPILL: usize = 128;
