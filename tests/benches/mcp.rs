@@ -37,11 +37,21 @@
 //! retries, the server opens the state and runs the tool again): its cost beside `ours_http/async`
 //! is the cost of one MRTR round.
 //!
+//! Group `mcp_session`: a whole session per iteration (begun with `initialize`, one `add`
+//! called and checked, ended), over an in-memory pipe as in `mcp_tools_call`: `ours_serve`
+//! (a clone of one [`ToolServer`] per session, as `serve --http` makes one) and
+//! `rmcp_tool_router`, client and server on one current-thread runtime. It is what `bench/load`'s
+//! `fresh` mode pays per call beyond HTTP and the gate: the session's work in the server's
+//! handler and in rmcp's service loop, without the load bench's noise. (The same over
+//! Streamable HTTP is not here: rmcp's client spends about 5 ms on a session of its own, which
+//! hides the servers.)
+//!
 //! Group `mcp_call_paths`: one call in process through the pipeline, and through our MCP
 //! client to a `serve` child process over real stdio (the conformance fixture
 //! `test_simple_text` of the `conformance-server` binary).
 
 use std::collections::BTreeMap;
+use std::future::Future;
 use std::hint::black_box;
 
 use criterion::{
@@ -326,6 +336,60 @@ fn bench_in_process(group: &mut BenchmarkGroup<'_, WallTime>, runtime: &Runtime)
     });
 }
 
+/// One whole session: `session` begun, `add` called (its answer checked), the session ended.
+async fn one_session(session: impl Future<Output = Session>) {
+    let session = session.await;
+    let params = CallToolRequestParams::new("add").with_arguments(arguments("add"));
+    let result = session.call_tool(params).await.expect("the call succeeds");
+    let text = result.content[0].as_text().map(|text| text.text.as_str());
+    assert_eq!(text, Some("42"));
+    drop(session.cancel().await);
+}
+
+/// A session with `server` (`ours_serve`: a clone of `ours`; else rmcp's) over a fresh
+/// in-memory pipe; the server's task ends with it.
+async fn duplex_session(server: &str, ours: &ToolServer) -> Session {
+    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    match server {
+        "ours_serve" => {
+            let ours = ours.clone();
+            tokio::spawn(async move {
+                if let Ok(running) = ours.serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
+        _ => {
+            tokio::spawn(async move {
+                if let Ok(running) = RmcpServer.serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
+    }
+    Client
+        .serve(client_io)
+        .await
+        .expect("the client initialises")
+}
+
+fn sessions(c: &mut Criterion) {
+    // One thread: a session's wall time is then the CPU its two sides spend, without the
+    // wake-ups between workers that make a two-worker run vary by a quarter from run to run.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let mut group = c.benchmark_group("mcp_session");
+    let ours = ToolServer::new(registry());
+    for server in ["ours_serve", "rmcp_tool_router"] {
+        group.bench_function(format!("{server}/duplex"), |b| {
+            b.iter(|| runtime.block_on(one_session(duplex_session(server, &ours))))
+        });
+    }
+    group.finish();
+}
+
 fn call_paths(c: &mut Criterion) {
     let runtime = runtime();
     let mut group = c.benchmark_group("mcp_call_paths");
@@ -358,5 +422,13 @@ fn call_paths(c: &mut Criterion) {
     runtime.block_on(clients.shutdown());
 }
 
-criterion_group!(benches, tools_call, stdio, http, http_modern, call_paths);
+criterion_group!(
+    benches,
+    tools_call,
+    stdio,
+    http,
+    http_modern,
+    sessions,
+    call_paths
+);
 criterion_main!(benches);
