@@ -111,33 +111,7 @@ type Session = RunningService<RoleClient, Client>;
 
 /// A client session with one of the three servers, over a fresh in-memory pipe.
 fn connect(runtime: &Runtime, server: &str) -> Session {
-    runtime.block_on(async {
-        let (server_io, client_io) = tokio::io::duplex(1 << 16);
-        match server {
-            "rmcp_tool_router" => {
-                tokio::spawn(async move {
-                    if let Ok(running) = RmcpServer.serve(server_io).await {
-                        let _ = running.waiting().await;
-                    }
-                });
-            }
-            "ours_serve" => {
-                tokio::spawn(async move {
-                    if let Ok(running) = ToolServer::new(registry()).serve(server_io).await {
-                        let _ = running.waiting().await;
-                    }
-                });
-            }
-            _ => {
-                let (read, write) = tokio::io::split(server_io);
-                tokio::spawn(ToolServer::new(registry()).serve_connection(read, write));
-            }
-        }
-        Client
-            .serve(client_io)
-            .await
-            .expect("the client initialises")
-    })
+    runtime.block_on(duplex_session(server, &ToolServer::new(registry())))
 }
 
 fn call(runtime: &Runtime, session: &Session, tool: &'static str) -> String {
@@ -346,13 +320,21 @@ async fn one_session(session: impl Future<Output = Session>) {
     drop(session.cancel().await);
 }
 
-/// A session with `server` (`ours_serve`: a clone of `ours`; else rmcp's) over a fresh
-/// in-memory pipe; the server's task ends with it.
+/// A session with `server` over a fresh in-memory pipe (`ours_serve` and
+/// `ours_serve_connection`: a clone of `ours`; `rmcp_tool_router`: rmcp's); the server's task
+/// ends with it.
 async fn duplex_session(server: &str, ours: &ToolServer) -> Session {
     let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    let ours = ours.clone();
     match server {
+        "rmcp_tool_router" => {
+            tokio::spawn(async move {
+                if let Ok(running) = RmcpServer.serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+        }
         "ours_serve" => {
-            let ours = ours.clone();
             tokio::spawn(async move {
                 if let Ok(running) = ours.serve(server_io).await {
                     let _ = running.waiting().await;
@@ -360,11 +342,8 @@ async fn duplex_session(server: &str, ours: &ToolServer) -> Session {
             });
         }
         _ => {
-            tokio::spawn(async move {
-                if let Ok(running) = RmcpServer.serve(server_io).await {
-                    let _ = running.waiting().await;
-                }
-            });
+            let (read, write) = tokio::io::split(server_io);
+            tokio::spawn(ours.serve_connection(read, write));
         }
     }
     Client
