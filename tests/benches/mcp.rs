@@ -51,7 +51,6 @@
 //! `test_simple_text` of the `conformance-server` binary).
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::hint::black_box;
 
 use criterion::{
@@ -115,16 +114,19 @@ fn connect(runtime: &Runtime, server: &str) -> Session {
 }
 
 fn call(runtime: &Runtime, session: &Session, tool: &'static str) -> String {
-    runtime.block_on(async {
-        let params = CallToolRequestParams::new(tool).with_arguments(arguments(tool));
-        let result = session.call_tool(params).await.expect("the call succeeds");
-        let text = result.content[0]
-            .as_text()
-            .map(|text| text.text.clone())
-            .unwrap_or_default();
-        assert!(result.is_error != Some(true), "{tool}: {text}");
-        text
-    })
+    runtime.block_on(call_in(session, tool))
+}
+
+/// One call of `tool` in `session`: its answer's text (an error answer fails the bench).
+async fn call_in(session: &Session, tool: &'static str) -> String {
+    let params = CallToolRequestParams::new(tool).with_arguments(arguments(tool));
+    let result = session.call_tool(params).await.expect("the call succeeds");
+    let text = result.content[0]
+        .as_text()
+        .map(|text| text.text.clone())
+        .unwrap_or_default();
+    assert!(result.is_error != Some(true), "{tool}: {text}");
+    text
 }
 
 /// Times `add` and `add_async` on `session` with `server`, as `<server>/sync` and
@@ -310,13 +312,11 @@ fn bench_in_process(group: &mut BenchmarkGroup<'_, WallTime>, runtime: &Runtime)
     });
 }
 
-/// One whole session: `session` begun, `add` called (its answer checked), the session ended.
-async fn one_session(session: impl Future<Output = Session>) {
-    let session = session.await;
-    let params = CallToolRequestParams::new("add").with_arguments(arguments("add"));
-    let result = session.call_tool(params).await.expect("the call succeeds");
-    let text = result.content[0].as_text().map(|text| text.text.as_str());
-    assert_eq!(text, Some("42"));
+/// One whole session with `server` (see [`duplex_session`]): begun, `add` called (its answer
+/// checked), ended.
+async fn one_session(server: &str, ours: &ToolServer) {
+    let session = duplex_session(server, ours).await;
+    assert_eq!(call_in(&session, "add").await, "42", "{server}");
     drop(session.cancel().await);
 }
 
@@ -363,7 +363,7 @@ fn sessions(c: &mut Criterion) {
     let ours = ToolServer::new(registry());
     for server in ["ours_serve", "rmcp_tool_router"] {
         group.bench_function(format!("{server}/duplex"), |b| {
-            b.iter(|| runtime.block_on(one_session(duplex_session(server, &ours))))
+            b.iter(|| runtime.block_on(one_session(server, &ours)))
         });
     }
     group.finish();
