@@ -75,8 +75,8 @@ impl ToolServer {
     pub(super) fn served_options(&self, listing: &Listing) -> CallOptions {
         // A sync tool runs on this task's worker, as in `rmcp`'s server: `block_in_place` would
         // cost more than most tools (5-15 µs). A tool that may block for long is `blocking`.
-        let mut options = self.options.clone().on_worker();
-        if self.agent_loop_tools {
+        let mut options = self.shared.options.clone().on_worker();
+        if self.shared.agent_loop_tools {
             // The operator made this client the agent loop (and listed its tools).
             options = options.from_agent_loop();
         }

@@ -45,7 +45,7 @@ impl ToolServer {
             .get::<axum::http::request::Parts>()
             .is_some_and(|parts| !parts.headers.contains_key(SESSION_HEADER));
         if sessionless_http {
-            return self.context.clone().without_session();
+            return self.shared.context.clone().without_session();
         }
         let ctx = self.session_context().clone();
         match ClientAsker::of(request) {
@@ -140,63 +140,9 @@ fn unknown_tool(name: &str, listing: &Listing, registered: bool) -> ErrorData {
     )
 }
 
-impl ServerHandler for ToolServer {
-    fn get_info(&self) -> ServerConfig {
-        let mut capabilities = ServerCapabilities::builder()
-            .enable_logging()
-            .enable_tools()
-            .enable_tool_list_changed()
-            .enable_tasks()
-            .build();
-        // Declared only when something is linked: a client then offers nothing it lacks.
-        if content::has_resources() {
-            let mut resources = ResourcesCapability::default();
-            resources.subscribe = Some(true);
-            capabilities.resources = Some(resources);
-        }
-        if content::has_prompts() {
-            capabilities.prompts = Some(PromptsCapability::default());
-        }
-        if content::has_resources() || content::has_prompts() {
-            capabilities.completions = Some(JsonObject::new());
-        }
-        let config = ServerConfig::new(capabilities).with_server_info(self.implementation.clone());
-        match &self.instructions {
-            Some(text) => config.with_instructions(text.clone()),
-            None => config,
-        }
-    }
-
-    /// `logging/setLevel`: this connection's client is sent tools' log messages at `level`
-    /// or above.
-    async fn set_level(
-        &self,
-        request: SetLevelRequestParams,
-        context: RequestContext<RoleServer>,
-    ) -> Result<(), ErrorData> {
-        removed_in_modern("logging/setLevel", &context)?;
-        let level = convert::level_from(request.level);
-        self.log_level.store(level as u8, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// `tools/list`: the page the cursor names of the listing, rendered once per change and
-    /// shared by every session (see `pages`).
-    async fn list_tools(
-        &self,
-        request: Option<PaginatedRequestParams>,
-        context: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let listing = self.listing_or_error()?;
-        let rendered = self.rendered.get(&listing);
-        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
-        let (tools, next_cursor) = rendered.page(cursor, self.page_size)?;
-        let mut listed = ListToolsResult::with_all_items(tools);
-        listed.next_cursor = next_cursor;
-        Ok(cacheable!(self, &context, listed))
-    }
-
-    async fn call_tool(
+impl ToolServer {
+    /// What [`call_tool`](ServerHandler::call_tool) answers.
+    async fn answer_call(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
@@ -204,7 +150,7 @@ impl ServerHandler for ToolServer {
         let listing = self.listing_or_error()?;
         let name: &str = &request.name;
         if !listing.contains(name) {
-            let registered = self.registry.get(name).is_some();
+            let registered = self.shared.registry.get(name).is_some();
             return Err(unknown_tool(name, &listing, registered));
         }
         let args = call::arguments_text(request.arguments.as_ref())?;
@@ -217,6 +163,7 @@ impl ServerHandler for ToolServer {
         }
         // A task-only tool cannot answer another client: it is told what to declare.
         if self
+            .shared
             .registry
             .get(name)
             .is_some_and(|tool| tool.requires_task())
@@ -245,7 +192,9 @@ impl ServerHandler for ToolServer {
         } else {
             None
         };
-        let answer = served.run(&self.registry, name, &args, &options).await?;
+        let answer = served
+            .run(&self.shared.registry, name, &args, &options)
+            .await?;
         if let Some((sealing, round)) = round {
             if let Some(required) =
                 round.input_required(&sealing, name, request.arguments.as_ref())?
@@ -262,6 +211,123 @@ impl ServerHandler for ToolServer {
         }
         Ok(call::result(&answer, &listing, name))
     }
+}
+
+impl ToolServer {
+    /// What [`listen`](ServerHandler::listen) sends a stream of the 2026-07-28 era.
+    async fn stream_changes(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let accepted = context.accepted().clone();
+        let sink = context.sink().clone();
+        let tools = async {
+            if accepted.tools_list_changed != Some(true) {
+                return std::future::pending().await;
+            }
+            let mut changes = self.shared.listing_changes.subscribe(self);
+            let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
+            // A change between the acknowledgment and now: announce it (an extra announcement,
+            // should two subscriptions race here, only makes a client list again).
+            let accepted_at = self
+                .shared
+                .accepted_at
+                .load(std::sync::atomic::Ordering::Acquire);
+            if self.shared.registry.generation() != accepted_at && !notify().await {
+                return;
+            }
+            // The stream's end (`context.cancelled()` below) ends this wait, before this
+            // request's server (and so `ended`) is dropped.
+            while changes.next(&self.ended.token).await {
+                if !notify().await {
+                    return;
+                }
+            }
+        };
+        let updates = async {
+            let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
+            if uris.is_empty() {
+                return std::future::pending().await;
+            }
+            let wanted = |uri: &str| uris.iter().any(|listened| listened == uri);
+            let notify = |uri: String| {
+                let sink = sink.clone();
+                async move { sink.notify_resource_updated(uri).await.is_ok() }
+            };
+            content::follow_updates(wanted, notify).await;
+        };
+        tokio::select! {
+            () = context.cancelled() => {}
+            () = tools => {}
+            () = updates => {}
+        }
+        Ok(())
+    }
+}
+
+impl ServerHandler for ToolServer {
+    fn get_info(&self) -> ServerConfig {
+        let mut capabilities = ServerCapabilities::builder()
+            .enable_logging()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_tasks()
+            .build();
+        // Declared only when something is linked: a client then offers nothing it lacks.
+        if content::has_resources() {
+            let mut resources = ResourcesCapability::default();
+            resources.subscribe = Some(true);
+            capabilities.resources = Some(resources);
+        }
+        if content::has_prompts() {
+            capabilities.prompts = Some(PromptsCapability::default());
+        }
+        if content::has_resources() || content::has_prompts() {
+            capabilities.completions = Some(JsonObject::new());
+        }
+        let config =
+            ServerConfig::new(capabilities).with_server_info(self.shared.implementation.clone());
+        match &self.shared.instructions {
+            Some(text) => config.with_instructions(text.clone()),
+            None => config,
+        }
+    }
+
+    /// `logging/setLevel`: this connection's client is sent tools' log messages at `level`
+    /// or above.
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        removed_in_modern("logging/setLevel", &context)?;
+        let level = convert::level_from(request.level);
+        self.log_level.store(level as u8, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// `tools/list`: the page the cursor names of the listing, rendered once per change and
+    /// shared by every session (see `pages`).
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let listing = self.listing_or_error()?;
+        let rendered = self.shared.rendered.get(&listing);
+        let cursor = request.as_ref().and_then(|params| params.cursor.as_deref());
+        let (tools, next_cursor) = rendered.page(cursor, self.shared.page_size)?;
+        let mut listed = ListToolsResult::with_all_items(tools);
+        listed.next_cursor = next_cursor;
+        Ok(cacheable!(self, &context, listed))
+    }
+
+    /// `tools/call`. Boxed, as [`listen`](Self::listen) is: the call's future (about 4 KB) would
+    /// otherwise size the future of every request this server answers.
+    fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        Box::pin(self.answer_call(request, context))
+    }
 
     /// `tasks/get`: answered from the task store, whichever process runs the task.
     async fn get_task(
@@ -269,7 +335,7 @@ impl ServerHandler for ToolServer {
         request: GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
-        self.tasks.get(&request.task_id).await
+        self.shared.tasks.get(&request.task_id).await
     }
 
     /// `tasks/update`: the answers stored for the task's running call.
@@ -278,7 +344,8 @@ impl ServerHandler for ToolServer {
         request: UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks
+        self.shared
+            .tasks
             .update(&request.task_id, request.input_responses)
             .await
     }
@@ -289,7 +356,7 @@ impl ServerHandler for ToolServer {
         request: CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.tasks.cancel(&request.task_id).await
+        self.shared.tasks.cancel(&request.task_id).await
     }
 
     async fn list_resources(
@@ -386,7 +453,7 @@ impl ServerHandler for ToolServer {
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Sessions of the `initialize` era are told of changes on the session itself.
         let peer = context.peer;
-        let mut changes = self.listing_changes.subscribe(self);
+        let mut changes = self.shared.listing_changes.subscribe(self);
         let ended = self.ended.token.clone();
         tokio::spawn(async move {
             while changes.next(&ended).await {
@@ -405,8 +472,8 @@ impl ServerHandler for ToolServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        self.accepted_at.store(
-            self.registry.generation(),
+        self.shared.accepted_at.store(
+            self.shared.registry.generation(),
             std::sync::atomic::Ordering::Release,
         );
         let mut accepted = SubscriptionFilter::builder().tools_list_changed();
@@ -420,46 +487,14 @@ impl ServerHandler for ToolServer {
     /// One stream of the 2026-07-28 era (which has no session): tool list changes and
     /// `notifications/resources/updated` for its URIs, as accepted, until the client cancels it
     /// or can no longer be reached.
-    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let accepted = context.accepted().clone();
-        let sink = context.sink().clone();
-        let tools = async {
-            if accepted.tools_list_changed != Some(true) {
-                return std::future::pending().await;
-            }
-            let mut changes = self.listing_changes.subscribe(self);
-            let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
-            // A change between the acknowledgment and now: announce it (an extra announcement,
-            // should two subscriptions race here, only makes a client list again).
-            let accepted_at = self.accepted_at.load(std::sync::atomic::Ordering::Acquire);
-            if self.registry.generation() != accepted_at && !notify().await {
-                return;
-            }
-            // The stream's end (`context.cancelled()` below) ends this wait, before this
-            // request's server (and so `ended`) is dropped.
-            while changes.next(&self.ended.token).await {
-                if !notify().await {
-                    return;
-                }
-            }
-        };
-        let updates = async {
-            let uris = accepted.resource_subscriptions.clone().unwrap_or_default();
-            if uris.is_empty() {
-                return std::future::pending().await;
-            }
-            let wanted = |uri: &str| uris.iter().any(|listened| listened == uri);
-            let notify = |uri: String| {
-                let sink = sink.clone();
-                async move { sink.notify_resource_updated(uri).await.is_ok() }
-            };
-            content::follow_updates(wanted, notify).await;
-        };
-        tokio::select! {
-            () = context.cancelled() => {}
-            () = tools => {}
-            () = updates => {}
-        }
-        Ok(())
+    ///
+    /// Boxed: `rmcp` holds every method's future in the one future of a request, which is
+    /// spawned, so that future is as large as the largest method's: this one, nearly 5 KB,
+    /// would be copied for every `tools/call` (a stream is opened once, and pays one box).
+    fn listen(
+        &self,
+        context: SubscriptionContext,
+    ) -> impl Future<Output = Result<(), ErrorData>> + Send + '_ {
+        Box::pin(self.stream_changes(context))
     }
 }

@@ -342,9 +342,27 @@ pub const DEFAULT_HEADER_READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The registry as an MCP server, for one connection (see [Sessions](self#sessions)).
 ///
-/// Cloning is cheap: clones share the registry and configuration, and each clone is a new
-/// session.
+/// Cloning is cheap: clones share the registry and configuration (one reference count), and
+/// each clone is a new session.
 pub struct ToolServer {
+    /// The registry and configuration, shared by every session: a session (made per
+    /// connection) copies a pointer, and the futures `rmcp` moves it in stay small.
+    shared: Arc<Shared>,
+    /// This connection's context: `context` in a session of its own, made on first use.
+    session: OnceLock<ToolContext>,
+    /// The least severe log message this connection's client is sent (`logging/setLevel`;
+    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index: for requests of
+    /// the `initialize` era only (one of the 2026-07-28 era carries its own).
+    log_level: Arc<std::sync::atomic::AtomicU8>,
+    /// Cancelled when this session's server is dropped, which `rmcp` does when the session
+    /// ends: what the session's background work ends with.
+    ended: watch::SessionEnd,
+}
+
+/// What the sessions of a [`ToolServer`] share: set by its builder methods, read by every
+/// request.
+#[derive(Clone)]
+struct Shared {
     registry: ToolRegistry,
     context: ToolContext,
     selection: Selection,
@@ -360,12 +378,6 @@ pub struct ToolServer {
     /// acknowledgment reaches the client before `listen` runs, so a change the client makes
     /// in between must still be announced.
     accepted_at: Arc<AtomicU64>,
-    /// This connection's context: `context` in a session of its own, made on first use.
-    session: OnceLock<ToolContext>,
-    /// The least severe log message this connection's client is sent (`logging/setLevel`;
-    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index: for requests of
-    /// the `initialize` era only (one of the 2026-07-28 era carries its own).
-    log_level: Arc<std::sync::atomic::AtomicU8>,
     /// The keys sealing `requestState` (none given: a random key of this process's).
     state_keys: Option<Arc<RequestStateKeys>>,
     /// How long a sealed `requestState` is accepted.
@@ -374,16 +386,13 @@ pub struct ToolServer {
     list_ttl: Duration,
     /// The most tools a `tools/list` answer holds (0: all of them).
     page_size: usize,
-    /// The listing last rendered for `tools/list`, shared by clones (every session).
+    /// The listing last rendered for `tools/list`, shared by every session.
     rendered: Arc<pages::RenderedCache>,
-    /// Where tasks are kept, and for how long (shared by clones).
+    /// Where tasks are kept, and for how long.
     tasks: tasks::Tasks,
-    /// The listing's changes, watched once for every session (shared by clones; a builder
-    /// method that changes what is listed starts anew).
+    /// The listing's changes, watched once for every session (a builder method that changes
+    /// what is listed starts anew).
     listing_changes: Arc<watch::ListingChanges>,
-    /// Cancelled when this session's server is dropped, which `rmcp` does when the session
-    /// ends: what the session's background work ends with.
-    ended: watch::SessionEnd,
 }
 
 /// What bounds a connection's input and the HTTP sessions.
@@ -411,28 +420,11 @@ impl Clone for ToolServer {
     /// Another connection's server: same registry and configuration, a session of its own.
     fn clone(&self) -> Self {
         Self {
-            registry: self.registry.clone(),
-            context: self.context.clone(),
-            selection: self.selection.clone(),
-            deferral: self.deferral.clone(),
-            options: self.options.clone(),
-            agent_loop_tools: self.agent_loop_tools,
-            poll_interval: self.poll_interval,
-            limits: self.limits.clone(),
-            implementation: self.implementation.clone(),
-            instructions: self.instructions.clone(),
-            accepted_at: Arc::clone(&self.accepted_at),
+            shared: Arc::clone(&self.shared),
             session: OnceLock::new(),
             log_level: Arc::new(std::sync::atomic::AtomicU8::new(
                 crate::call::LogLevel::Info as u8,
             )),
-            state_keys: self.state_keys.clone(),
-            state_ttl: self.state_ttl,
-            list_ttl: self.list_ttl,
-            page_size: self.page_size,
-            rendered: Arc::clone(&self.rendered),
-            tasks: self.tasks.clone(),
-            listing_changes: Arc::clone(&self.listing_changes),
             ended: watch::SessionEnd::new(),
         }
     }
@@ -441,11 +433,11 @@ impl Clone for ToolServer {
 impl fmt::Debug for ToolServer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("ToolServer")
-            .field("registry", &self.registry)
-            .field("selection", &self.selection)
-            .field("agent_loop_tools", &self.agent_loop_tools)
-            .field("poll_interval", &self.poll_interval)
-            .field("limits", &self.limits)
+            .field("registry", &self.shared.registry)
+            .field("selection", &self.shared.selection)
+            .field("agent_loop_tools", &self.shared.agent_loop_tools)
+            .field("poll_interval", &self.shared.poll_interval)
+            .field("limits", &self.shared.limits)
             .field(
                 "session",
                 &self.session.get().and_then(ToolContext::session_id),
@@ -523,43 +515,51 @@ impl ToolServer {
     /// A server over `registry` (a handle: the server shares the registry with its caller).
     pub fn new(registry: ToolRegistry) -> Self {
         Self {
-            registry,
-            context: ToolContext::new(),
-            selection: Selection::default(),
-            deferral: Deferral::default(),
-            options: CallOptions::default(),
-            agent_loop_tools: false,
-            poll_interval: DEFAULT_POLL_INTERVAL,
-            limits: Limits {
-                max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-                session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
-                max_sessions: DEFAULT_MAX_SESSIONS,
-                max_connections: DEFAULT_MAX_CONNECTIONS,
-                header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-                allowed_origins: Vec::new(),
-                bearer: None,
-                #[cfg(feature = "mcp-remote")]
-                oauth: None,
-                #[cfg(feature = "mcp-redis")]
-                store: None,
-                replica: None,
-            },
-            implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
-            instructions: None,
-            accepted_at: Arc::default(),
+            shared: Arc::new(Shared {
+                registry,
+                context: ToolContext::new(),
+                selection: Selection::default(),
+                deferral: Deferral::default(),
+                options: CallOptions::default(),
+                agent_loop_tools: false,
+                poll_interval: DEFAULT_POLL_INTERVAL,
+                limits: Limits {
+                    max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+                    session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+                    max_sessions: DEFAULT_MAX_SESSIONS,
+                    max_connections: DEFAULT_MAX_CONNECTIONS,
+                    header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+                    allowed_origins: Vec::new(),
+                    bearer: None,
+                    #[cfg(feature = "mcp-remote")]
+                    oauth: None,
+                    #[cfg(feature = "mcp-redis")]
+                    store: None,
+                    replica: None,
+                },
+                implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
+                instructions: None,
+                accepted_at: Arc::default(),
+                state_keys: None,
+                state_ttl: DEFAULT_REQUEST_STATE_TTL,
+                list_ttl: DEFAULT_LIST_TTL,
+                page_size: DEFAULT_PAGE_SIZE,
+                rendered: Arc::default(),
+                tasks: tasks::Tasks::default(),
+                listing_changes: Arc::default(),
+            }),
             session: OnceLock::new(),
             log_level: Arc::new(std::sync::atomic::AtomicU8::new(
                 crate::call::LogLevel::Info as u8,
             )),
-            state_keys: None,
-            state_ttl: DEFAULT_REQUEST_STATE_TTL,
-            list_ttl: DEFAULT_LIST_TTL,
-            page_size: DEFAULT_PAGE_SIZE,
-            rendered: Arc::default(),
-            tasks: tasks::Tasks::default(),
-            listing_changes: Arc::default(),
             ended: watch::SessionEnd::new(),
         }
+    }
+
+    /// The configuration, to be changed by a builder method: this server's own copy if a
+    /// clone (a session) shares it, so a change never reaches a session already made.
+    fn shared_mut(&mut self) -> &mut Shared {
+        Arc::make_mut(&mut self.shared)
     }
 
     /// The keys that seal the `requestState` of a question put to a 2026-07-28 client (see
@@ -567,7 +567,7 @@ impl ToolServer {
     /// and a retry must come back to this process: replicas behind a load balancer share keys.
     #[must_use]
     pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
-        self.state_keys = Some(Arc::new(keys));
+        self.shared_mut().state_keys = Some(Arc::new(keys));
         self
     }
 
@@ -575,7 +575,7 @@ impl ToolServer {
     /// sealed `requestState`'s lifetime): [`DEFAULT_REQUEST_STATE_TTL`] unless set.
     #[must_use]
     pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
-        self.state_ttl = ttl;
+        self.shared_mut().state_ttl = ttl;
         self
     }
 
@@ -586,7 +586,7 @@ impl ToolServer {
     /// [`DEFAULT_LIST_TTL`] unless set; zero asks clients not to cache.
     #[must_use]
     pub fn list_ttl(mut self, ttl: Duration) -> Self {
-        self.list_ttl = ttl;
+        self.shared_mut().list_ttl = ttl;
         self
     }
 
@@ -594,20 +594,20 @@ impl ToolServer {
     /// of them): a longer list is given in pages, each ending with a `nextCursor`.
     #[must_use]
     pub fn page_size(mut self, tools: usize) -> Self {
-        self.page_size = tools;
+        self.shared_mut().page_size = tools;
         self
     }
 
     /// [`list_ttl`](Self::list_ttl) in milliseconds, as the wire carries it.
     fn list_ttl_ms(&self) -> u64 {
-        u64::try_from(self.list_ttl.as_millis()).unwrap_or(u64::MAX)
+        u64::try_from(self.shared.list_ttl.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// The sealing of `requestState`: the keys given, else this process's random key.
     fn sealing(&self) -> Result<mrtr::Sealing, ErrorData> {
         static RANDOM: OnceLock<Result<Arc<RequestStateKeys>, RequestStateKeysError>> =
             OnceLock::new();
-        let keys = match &self.state_keys {
+        let keys = match &self.shared.state_keys {
             Some(keys) => Arc::clone(keys),
             None => RANDOM
                 .get_or_init(|| RequestStateKeys::random().map(Arc::new))
@@ -616,7 +616,7 @@ impl ToolServer {
         };
         Ok(mrtr::Sealing {
             keys,
-            ttl: self.state_ttl,
+            ttl: self.shared.state_ttl,
         })
     }
 
@@ -624,7 +624,7 @@ impl ToolServer {
     /// it has one, is replaced: each connection is a session of its own.
     #[must_use]
     pub fn context(mut self, context: ToolContext) -> Self {
-        self.context = context;
+        self.shared_mut().context = context;
         self.session = OnceLock::new();
         self
     }
@@ -632,8 +632,8 @@ impl ToolServer {
     /// The toolsets served (default: every toolset).
     #[must_use]
     pub fn selection(mut self, selection: Selection) -> Self {
-        self.selection = selection;
-        self.listing_changes = Arc::default();
+        self.shared_mut().selection = selection;
+        self.shared_mut().listing_changes = Arc::default();
         self
     }
 
@@ -642,7 +642,7 @@ impl ToolServer {
     /// alone, whatever `options` says.
     #[must_use]
     pub fn call_options(mut self, options: CallOptions) -> Self {
-        self.options = options;
+        self.shared_mut().options = options;
         self
     }
 
@@ -660,8 +660,8 @@ impl ToolServer {
     /// ```
     #[must_use]
     pub fn agent_loop_tools(mut self, serve: bool) -> Self {
-        self.agent_loop_tools = serve;
-        self.listing_changes = Arc::default();
+        self.shared_mut().agent_loop_tools = serve;
+        self.shared_mut().listing_changes = Arc::default();
         self
     }
 
@@ -669,8 +669,8 @@ impl ToolServer {
     /// sent in full and `tool_search`, `tool_describe`, `tool_call` (`serve --search`: all).
     #[must_use]
     pub fn defer(mut self, deferral: Deferral) -> Self {
-        self.deferral = deferral;
-        self.listing_changes = Arc::default();
+        self.shared_mut().deferral = deferral;
+        self.shared_mut().listing_changes = Arc::default();
         self
     }
 
@@ -679,8 +679,8 @@ impl ToolServer {
     /// session.
     #[must_use]
     pub fn poll_interval(mut self, interval: Duration) -> Self {
-        self.poll_interval = interval.max(Duration::from_millis(1));
-        self.listing_changes = Arc::default();
+        self.shared_mut().poll_interval = interval.max(Duration::from_millis(1));
+        self.shared_mut().listing_changes = Arc::default();
         self
     }
 
@@ -691,7 +691,7 @@ impl ToolServer {
     /// held per connection for input stays under this bound.
     #[must_use]
     pub fn max_message_bytes(mut self, bytes: usize) -> Self {
-        self.limits.max_message_bytes = bytes.max(MIN_MAX_MESSAGE_BYTES);
+        self.shared_mut().limits.max_message_bytes = bytes.max(MIN_MAX_MESSAGE_BYTES);
         self
     }
 
@@ -703,7 +703,7 @@ impl ToolServer {
     /// connections end when the client closes them.
     #[must_use]
     pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
-        self.limits.session_idle_timeout = idle.max(Duration::from_millis(1));
+        self.shared_mut().limits.session_idle_timeout = idle.max(Duration::from_millis(1));
         self
     }
 
@@ -712,7 +712,7 @@ impl ToolServer {
     /// so); no live session is evicted to make room.
     #[must_use]
     pub fn max_sessions(mut self, sessions: usize) -> Self {
-        self.limits.max_sessions = sessions.max(1);
+        self.shared_mut().limits.max_sessions = sessions.max(1);
         self
     }
 
@@ -721,7 +721,7 @@ impl ToolServer {
     /// `Retry-After`, and closed.
     #[must_use]
     pub fn max_connections(mut self, connections: usize) -> Self {
-        self.limits.max_connections = connections.max(1);
+        self.shared_mut().limits.max_connections = connections.max(1);
         self
     }
 
@@ -731,7 +731,7 @@ impl ToolServer {
     /// (a long call's stream) is not bounded by it.
     #[must_use]
     pub fn header_read_timeout(mut self, timeout: Duration) -> Self {
-        self.limits.header_read_timeout = timeout.max(Duration::from_millis(1));
+        self.shared_mut().limits.header_read_timeout = timeout.max(Duration::from_millis(1));
         self
     }
 
@@ -752,7 +752,7 @@ impl ToolServer {
     /// ```
     #[must_use]
     pub fn require_bearer(mut self, tokens: BearerTokens) -> Self {
-        self.limits.bearer = Some(Arc::new(tokens));
+        self.shared_mut().limits.bearer = Some(Arc::new(tokens));
         self
     }
 
@@ -763,7 +763,7 @@ impl ToolServer {
     /// [`bind_http`](Self::bind_http) listen beyond loopback.
     #[cfg(feature = "mcp-remote")]
     pub fn require_oauth(mut self, config: OAuthResourceConfig) -> Self {
-        self.limits.oauth = Some(config);
+        self.shared_mut().limits.oauth = Some(config);
         self
     }
 
@@ -790,7 +790,7 @@ impl ToolServer {
     #[must_use]
     pub fn shared_store(self, store: RedisStore) -> Self {
         let mut server = self.task_store(Arc::new(store.task_store()));
-        server.limits.store = Some(store);
+        server.shared_mut().limits.store = Some(store);
         server
     }
 
@@ -810,7 +810,7 @@ impl ToolServer {
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
         match axum::http::HeaderValue::from_str(id) {
             Ok(value) if valid => {
-                self.limits.replica = Some(value);
+                self.shared_mut().limits.replica = Some(value);
                 Ok(self)
             }
             _ => Err(ServeError::ReplicaId(id.to_owned())),
@@ -823,27 +823,27 @@ impl ToolServer {
     /// [`bind_http`](Self::bind_http).
     #[must_use]
     pub fn allow_origins<S: Into<String>>(mut self, origins: impl IntoIterator<Item = S>) -> Self {
-        self.limits.allowed_origins = origins.into_iter().map(Into::into).collect();
+        self.shared_mut().limits.allowed_origins = origins.into_iter().map(Into::into).collect();
         self
     }
 
     /// The name and version the server reports (default: `hermes-tools` and this crate's version).
     #[must_use]
     pub fn implementation(mut self, name: impl Into<String>, version: impl Into<String>) -> Self {
-        self.implementation = Implementation::new(name, version);
+        self.shared_mut().implementation = Implementation::new(name, version);
         self
     }
 
     /// Instructions for the client's model, sent when a session begins.
     #[must_use]
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
-        self.instructions = Some(instructions.into());
+        self.shared_mut().instructions = Some(instructions.into());
         self
     }
 
     /// The registry served.
     pub fn registry(&self) -> &ToolRegistry {
-        &self.registry
+        &self.shared.registry
     }
 
     /// Serves one client on stdin/stdout until it disconnects.
@@ -888,7 +888,8 @@ impl ToolServer {
         use rmcp::ServiceExt as _;
 
         self.check()?;
-        let transport = stdio::LineTransport::new(read, write, self.limits.max_message_bytes);
+        let transport =
+            stdio::LineTransport::new(read, write, self.shared.limits.max_message_bytes);
         let running = self
             .serve(transport)
             .await
@@ -912,27 +913,28 @@ impl ToolServer {
         }
         self.check()?;
         #[cfg(feature = "mcp-redis")]
-        if self.limits.store.is_some() && self.agent_loop_tools {
+        if self.shared.limits.store.is_some() && self.shared.agent_loop_tools {
             return Err(ServeError::AgentLoopToolsInFleet);
         }
-        let origins = http::origin::AllowedOrigins::parse(&self.limits.allowed_origins)?;
+        let origins = http::origin::AllowedOrigins::parse(&self.shared.limits.allowed_origins)?;
         HttpEndpoint::bind(self, origins, addr).await
     }
 
     /// Whether every HTTP request must be authenticated (bearer tokens, or OAuth).
     fn authenticates(&self) -> bool {
         #[cfg(feature = "mcp-remote")]
-        if self.limits.oauth.is_some() {
+        if self.shared.limits.oauth.is_some() {
             return true;
         }
-        self.limits.bearer.is_some()
+        self.shared.limits.bearer.is_some()
     }
 
     /// The context of a call on this connection: the configured one, in this connection's
     /// session (made on first use).
     fn session_context(&self) -> &ToolContext {
         self.session.get_or_init(|| {
-            self.context
+            self.shared
+                .context
                 .clone()
                 .with_session(Session::new(next_session_id()))
         })
@@ -942,7 +944,7 @@ impl ToolServer {
     /// without the agent-loop tools unless the operator opted in.
     /// Checks made before serving: the selection resolves; a likely mistake is logged.
     fn check(&self) -> Result<(), SelectionError> {
-        if self.options.is_from_agent_loop() && !self.agent_loop_tools {
+        if self.shared.options.is_from_agent_loop() && !self.shared.agent_loop_tools {
             tracing::warn!(
                 "the MCP server's call options say `from_agent_loop`, but agent-loop tools are \
                  served only with ToolServer::agent_loop_tools(true): they stay hidden"
@@ -953,15 +955,15 @@ impl ToolServer {
 
     fn listing(&self) -> Result<Listing, SelectionError> {
         let request = DefinitionsRequest {
-            selection: self.selection.clone(),
+            selection: self.shared.selection.clone(),
             format: Format::Mcp,
-            deferral: self.deferral.clone(),
+            deferral: self.shared.deferral.clone(),
             ..DefinitionsRequest::default()
         };
         // Per call: the shared config, not a copy of its list (a `tools/call` takes a listing).
-        let hiding = (!self.agent_loop_tools).then(|| self.registry.config());
+        let hiding = (!self.shared.agent_loop_tools).then(|| self.shared.registry.config());
         Ok(Listing {
-            definitions: self.registry.definitions(&request)?,
+            definitions: self.shared.registry.definitions(&request)?,
             hiding,
         })
     }

@@ -104,9 +104,9 @@ impl Watcher {
     /// Publishes a new version on `publish` each time the listing changes, until no session
     /// waits on it.
     async fn run(mut self, publish: watch::Sender<u64>) {
-        let mut ticks = tokio::time::interval(self.server.poll_interval);
+        let mut ticks = tokio::time::interval(self.server.shared.poll_interval);
         ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
-        let mut changes = self.server.registry.subscribe();
+        let mut changes = self.server.shared.registry.subscribe();
         loop {
             tokio::select! {
                 _ = ticks.tick() => {}
@@ -119,7 +119,7 @@ impl Watcher {
             }
             {
                 // The receiver kept in `running` is the only one left: no session waits.
-                let mut running = self.server.listing_changes.running.lock();
+                let mut running = self.server.shared.listing_changes.running.lock();
                 if publish.receiver_count() <= 1 {
                     *running = None;
                     return;
@@ -136,7 +136,7 @@ impl Watcher {
 
     /// Marks no watcher running, so that the next session starts one.
     fn end(&self) {
-        *self.server.listing_changes.running.lock() = None;
+        *self.server.shared.listing_changes.running.lock() = None;
     }
 }
 
@@ -163,11 +163,14 @@ mod tests {
         let server = ToolServer::new(registry.clone()).poll_interval(Duration::from_millis(10));
         let (one, two) = (server.clone(), server.clone());
         let ended = CancellationToken::new();
-        let mut first = one.listing_changes.subscribe(&one);
-        let mut second = two.listing_changes.subscribe(&two);
+        let mut first = one.shared.listing_changes.subscribe(&one);
+        let mut second = two.shared.listing_changes.subscribe(&two);
         // Clones share the watcher.
-        assert!(server.listing_changes.is_running());
-        assert!(Arc::ptr_eq(&one.listing_changes, &two.listing_changes));
+        assert!(server.shared.listing_changes.is_running());
+        assert!(Arc::ptr_eq(
+            &one.shared.listing_changes,
+            &two.shared.listing_changes
+        ));
 
         registry.register(tool("second")).unwrap();
         assert!(first.next(&ended).await);
@@ -180,10 +183,10 @@ mod tests {
 
         drop((first, second));
         tokio::time::sleep(Duration::from_millis(50)).await;
-        assert!(!server.listing_changes.is_running());
+        assert!(!server.shared.listing_changes.is_running());
         // The next session starts a new one, which sees the next change.
-        let mut third = server.listing_changes.subscribe(&server);
-        assert!(server.listing_changes.is_running());
+        let mut third = server.shared.listing_changes.subscribe(&server);
+        assert!(server.shared.listing_changes.is_running());
         registry.register(tool("third")).unwrap();
         assert!(third.next(&ended).await);
     }

@@ -128,7 +128,7 @@ impl HttpEndpoint {
             .map_err(|source| ServeError::Bind { addr, source })?;
         let addr = listener.local_addr()?;
         #[cfg(feature = "mcp-remote")]
-        let oauth = match server.limits.oauth.clone() {
+        let oauth = match server.shared.limits.oauth.clone() {
             Some(config) => {
                 // Tokens name the URL clients reach; an address bound on every interface is
                 // not one, so the operator says it.
@@ -185,7 +185,7 @@ impl HttpEndpoint {
         self,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
-        let limits = self.server.limits.clone();
+        let limits = self.server.shared.limits.clone();
         // rmcp checks `Host` against these (DNS rebinding): the defaults are localhost,
         // 127.0.0.1 and ::1, so another loopback address bound must be added.
         let mut hosts = vec![

@@ -113,7 +113,7 @@ impl ToolServer {
         args: String,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
-        let tool = self.registry.get(&name);
+        let tool = self.shared.registry.get(&name);
         let asks_first = tool.as_ref().is_some_and(|tool| tool.asks_before_task());
         let at_once = !asks_first && tool.as_ref().is_some_and(|tool| tool.runs_as_task());
         let capabilities = context.client_capabilities();
@@ -140,8 +140,8 @@ impl ToolServer {
         let finish_name = name.clone();
         let finish_listing = listing.clone();
         let launch = Launch {
-            tasks: self.tasks.clone(),
-            registry: self.registry.clone(),
+            tasks: self.shared.tasks.clone(),
+            registry: self.shared.registry.clone(),
             ctx: self.call_context(context),
             options: self.served_options(&listing),
             name,

@@ -171,7 +171,7 @@ impl ToolServer {
     /// each other's tasks share one store (see [`TaskStore`]).
     #[must_use]
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
-        self.tasks.store = store;
+        self.shared_mut().tasks.store = store;
         self
     }
 
@@ -179,7 +179,7 @@ impl ToolServer {
     /// a task ([`DEFAULT_TASK_AFTER`] unless set; zero: every such call is a task).
     #[must_use]
     pub fn task_after(mut self, after: Duration) -> Self {
-        self.tasks.after = after;
+        self.shared_mut().tasks.after = after;
         self
     }
 
@@ -187,7 +187,7 @@ impl ToolServer {
     /// unless set, at least a second): its `ttlMs`. A call still running then is stopped.
     #[must_use]
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
-        self.tasks.ttl = ttl.max(Duration::from_secs(1));
+        self.shared_mut().tasks.ttl = ttl.max(Duration::from_secs(1));
         self
     }
 
@@ -196,7 +196,7 @@ impl ToolServer {
     /// the lease every third of it (at most every second).
     #[must_use]
     pub fn task_lease(mut self, lease: Duration) -> Self {
-        self.tasks.lease = lease.max(Duration::from_millis(30));
+        self.shared_mut().tasks.lease = lease.max(Duration::from_millis(30));
         self
     }
 }
