@@ -211,9 +211,7 @@ impl ToolServer {
         }
         Ok(call::result(&answer, &listing, name))
     }
-}
 
-impl ToolServer {
     /// What [`listen`](ServerHandler::listen) sends a stream of the 2026-07-28 era.
     async fn stream_changes(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
         let accepted = context.accepted().clone();
@@ -226,10 +224,7 @@ impl ToolServer {
             let notify = || async { sink.notify_tool_list_changed().await.is_ok() };
             // A change between the acknowledgment and now: announce it (an extra announcement,
             // should two subscriptions race here, only makes a client list again).
-            let accepted_at = self
-                .shared
-                .accepted_at
-                .load(std::sync::atomic::Ordering::Acquire);
+            let accepted_at = self.shared.accepted_at.load(Ordering::Acquire);
             if self.shared.registry.generation() != accepted_at && !notify().await {
                 return;
             }
@@ -472,10 +467,9 @@ impl ServerHandler for ToolServer {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        self.shared.accepted_at.store(
-            self.shared.registry.generation(),
-            std::sync::atomic::Ordering::Release,
-        );
+        self.shared
+            .accepted_at
+            .store(self.shared.registry.generation(), Ordering::Release);
         let mut accepted = SubscriptionFilter::builder().tools_list_changed();
         let uris = content::known_uris(requested.resource_subscriptions.as_deref().unwrap_or(&[]));
         if !uris.is_empty() {

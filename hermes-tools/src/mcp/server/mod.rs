@@ -419,14 +419,7 @@ struct Limits {
 impl Clone for ToolServer {
     /// Another connection's server: same registry and configuration, a session of its own.
     fn clone(&self) -> Self {
-        Self {
-            shared: Arc::clone(&self.shared),
-            session: OnceLock::new(),
-            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
-                crate::call::LogLevel::Info as u8,
-            )),
-            ended: watch::SessionEnd::new(),
-        }
+        Self::session_of(Arc::clone(&self.shared))
     }
 }
 
@@ -514,40 +507,45 @@ pub enum ServeError {
 impl ToolServer {
     /// A server over `registry` (a handle: the server shares the registry with its caller).
     pub fn new(registry: ToolRegistry) -> Self {
+        Self::session_of(Arc::new(Shared {
+            registry,
+            context: ToolContext::new(),
+            selection: Selection::default(),
+            deferral: Deferral::default(),
+            options: CallOptions::default(),
+            agent_loop_tools: false,
+            poll_interval: DEFAULT_POLL_INTERVAL,
+            limits: Limits {
+                max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+                session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
+                max_sessions: DEFAULT_MAX_SESSIONS,
+                max_connections: DEFAULT_MAX_CONNECTIONS,
+                header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
+                allowed_origins: Vec::new(),
+                bearer: None,
+                #[cfg(feature = "mcp-remote")]
+                oauth: None,
+                #[cfg(feature = "mcp-redis")]
+                store: None,
+                replica: None,
+            },
+            implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
+            instructions: None,
+            accepted_at: Arc::default(),
+            state_keys: None,
+            state_ttl: DEFAULT_REQUEST_STATE_TTL,
+            list_ttl: DEFAULT_LIST_TTL,
+            page_size: DEFAULT_PAGE_SIZE,
+            rendered: Arc::default(),
+            tasks: tasks::Tasks::default(),
+            listing_changes: Arc::default(),
+        }))
+    }
+
+    /// A new session over `shared`: no context made yet, the `info` log level, its own end.
+    fn session_of(shared: Arc<Shared>) -> Self {
         Self {
-            shared: Arc::new(Shared {
-                registry,
-                context: ToolContext::new(),
-                selection: Selection::default(),
-                deferral: Deferral::default(),
-                options: CallOptions::default(),
-                agent_loop_tools: false,
-                poll_interval: DEFAULT_POLL_INTERVAL,
-                limits: Limits {
-                    max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-                    session_idle_timeout: DEFAULT_SESSION_IDLE_TIMEOUT,
-                    max_sessions: DEFAULT_MAX_SESSIONS,
-                    max_connections: DEFAULT_MAX_CONNECTIONS,
-                    header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
-                    allowed_origins: Vec::new(),
-                    bearer: None,
-                    #[cfg(feature = "mcp-remote")]
-                    oauth: None,
-                    #[cfg(feature = "mcp-redis")]
-                    store: None,
-                    replica: None,
-                },
-                implementation: Implementation::new("hermes-tools", env!("CARGO_PKG_VERSION")),
-                instructions: None,
-                accepted_at: Arc::default(),
-                state_keys: None,
-                state_ttl: DEFAULT_REQUEST_STATE_TTL,
-                list_ttl: DEFAULT_LIST_TTL,
-                page_size: DEFAULT_PAGE_SIZE,
-                rendered: Arc::default(),
-                tasks: tasks::Tasks::default(),
-                listing_changes: Arc::default(),
-            }),
+            shared,
             session: OnceLock::new(),
             log_level: Arc::new(std::sync::atomic::AtomicU8::new(
                 crate::call::LogLevel::Info as u8,
