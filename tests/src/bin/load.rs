@@ -9,7 +9,9 @@
 //! - `load run URL --mode legacy|modern|fresh --clients N [--seconds S] [--warmup S] [--pid PID]
 //!   [--label NAME]`: N concurrent keep-alive clients calling `add` for S seconds after a warm-up,
 //!   each answer checked; prints one Markdown table row: calls/s, p50, p99, errors, the server's
-//!   CPU per call and RSS (read from `/proc/PID`);
+//!   CPU per call and RSS (read from `/proc/PID`), and on stderr every call that succeeded,
+//!   the warm-up's and those still in flight at the end included (what the server served: what
+//!   `bench/session-instructions --http` divides its count by);
 //! - `load sessions URL --count N --pid PID`: opens N sessions of the `initialize` era and leaves
 //!   them idle; prints the server's RSS growth per session.
 //!
@@ -128,6 +130,8 @@ fn usage(pid: u32) -> Result<(f64, u64), String> {
 #[derive(Default)]
 struct Tally {
     latencies: Vec<Duration>,
+    /// Every call that succeeded, timed or not (warm-up, and in flight at the end).
+    served: u64,
     errors: u64,
     first_error: Option<String>,
 }
@@ -179,8 +183,12 @@ async fn run(args: &[String]) -> Result<(), String> {
                 let took = started.elapsed();
                 let counted = recording.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed);
                 match outcome {
-                    Ok(()) if counted => tally.latencies.push(took),
-                    Ok(()) => {}
+                    Ok(()) => {
+                        tally.served += 1;
+                        if counted {
+                            tally.latencies.push(took);
+                        }
+                    }
                     Err(err) => {
                         tally.errors += 1;
                         tally.first_error.get_or_insert(err.0);
@@ -213,6 +221,7 @@ async fn run(args: &[String]) -> Result<(), String> {
     for task in tasks {
         let tally = task.await.map_err(|err| err.to_string())?;
         total.latencies.extend(tally.latencies);
+        total.served += tally.served;
         total.errors += tally.errors;
         if total.first_error.is_none() {
             total.first_error = tally.first_error;
@@ -240,6 +249,10 @@ async fn run(args: &[String]) -> Result<(), String> {
         percentile(0.50),
         percentile(0.99),
         total.errors,
+    );
+    eprintln!(
+        "{label} {clients} clients: {} calls served in all",
+        total.served
     );
     if let Some(err) = total.first_error {
         eprintln!("{label} {clients} clients, first error: {err}");

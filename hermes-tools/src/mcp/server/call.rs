@@ -90,7 +90,7 @@ impl ToolServer {
     /// `logging/setLevel` (which may change mid-call) is that session's only.
     fn log_floor(&self, request: &RequestContext<RoleServer>) -> Option<Arc<AtomicU8>> {
         if !super::modern(request) {
-            return Some(Arc::clone(&self.log_level));
+            return Some(Arc::clone(&self.own.log_level));
         }
         let level = request.meta.log_level()?;
         Some(Arc::new(AtomicU8::new(convert::level_from(level) as u8)))

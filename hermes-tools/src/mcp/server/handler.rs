@@ -230,7 +230,7 @@ impl ToolServer {
             }
             // The stream's end (`context.cancelled()` below) ends this wait, before this
             // request's server (and so `ended`) is dropped.
-            while changes.next(&self.ended.token).await {
+            while changes.next(&self.own.ended.token).await {
                 if !notify().await {
                     return;
                 }
@@ -294,7 +294,7 @@ impl ServerHandler for ToolServer {
     ) -> Result<(), ErrorData> {
         removed_in_modern("logging/setLevel", &context)?;
         let level = convert::level_from(request.level);
-        self.log_level.store(level as u8, Ordering::Relaxed);
+        self.own.log_level.store(level as u8, Ordering::Relaxed);
         Ok(())
     }
 
@@ -449,7 +449,7 @@ impl ServerHandler for ToolServer {
         // Sessions of the `initialize` era are told of changes on the session itself.
         let peer = context.peer;
         let mut changes = self.shared.listing_changes.subscribe(self);
-        let ended = self.ended.token.clone();
+        let ended = self.own.ended.token.clone();
         tokio::spawn(async move {
             while changes.next(&ended).await {
                 if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {

@@ -257,7 +257,7 @@
 
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -284,6 +284,7 @@ mod jsonrpc;
 mod listing;
 mod mrtr;
 mod pages;
+mod session;
 mod stdio;
 #[cfg(feature = "mcp-redis")]
 pub mod store;
@@ -348,15 +349,8 @@ pub struct ToolServer {
     /// The registry and configuration, shared by every session: a session (made per
     /// connection) copies a pointer, and the futures `rmcp` moves it in stay small.
     shared: Arc<Shared>,
-    /// This connection's context: `context` in a session of its own, made on first use.
-    session: OnceLock<ToolContext>,
-    /// The least severe log message this connection's client is sent (`logging/setLevel`;
-    /// `info` until it says), as a [`LogLevel`](crate::call::LogLevel) index: for requests of
-    /// the `initialize` era only (one of the 2026-07-28 era carries its own).
-    log_level: Arc<std::sync::atomic::AtomicU8>,
-    /// Cancelled when this session's server is dropped, which `rmcp` does when the session
-    /// ends: what the session's background work ends with.
-    ended: watch::SessionEnd,
+    /// This session's own state, boxed: the server is two pointers (see [`session`]).
+    own: Box<session::SessionState>,
 }
 
 /// What the sessions of a [`ToolServer`] share: set by its builder methods, read by every
@@ -433,7 +427,7 @@ impl fmt::Debug for ToolServer {
             .field("limits", &self.shared.limits)
             .field(
                 "session",
-                &self.session.get().and_then(ToolContext::session_id),
+                &self.own.context.get().and_then(ToolContext::session_id),
             )
             .finish_non_exhaustive()
     }
@@ -546,11 +540,7 @@ impl ToolServer {
     fn session_of(shared: Arc<Shared>) -> Self {
         Self {
             shared,
-            session: OnceLock::new(),
-            log_level: Arc::new(std::sync::atomic::AtomicU8::new(
-                crate::call::LogLevel::Info as u8,
-            )),
-            ended: watch::SessionEnd::new(),
+            own: Box::default(),
         }
     }
 
@@ -623,7 +613,7 @@ impl ToolServer {
     #[must_use]
     pub fn context(mut self, context: ToolContext) -> Self {
         self.shared_mut().context = context;
-        self.session = OnceLock::new();
+        self.own.context = OnceLock::new();
         self
     }
 
@@ -930,11 +920,11 @@ impl ToolServer {
     /// The context of a call on this connection: the configured one, in this connection's
     /// session (made on first use).
     fn session_context(&self) -> &ToolContext {
-        self.session.get_or_init(|| {
+        self.own.context.get_or_init(|| {
             self.shared
                 .context
                 .clone()
-                .with_session(Session::new(next_session_id()))
+                .with_session(Session::new(session::next_id()))
         })
     }
 
@@ -979,20 +969,4 @@ fn modern(request: &rmcp::service::RequestContext<rmcp::service::RoleServer>) ->
         .meta
         .protocol_version()
         .is_some_and(|version| version >= rmcp::model::ProtocolVersion::V_2026_07_28)
-}
-
-/// A session id no other session of this process has had, and unlikely to recur in another
-/// run (a tool may name files after it): `mcp-<run>-<n>`.
-fn next_session_id() -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    static RUN: OnceLock<u64> = OnceLock::new();
-    let run = RUN.get_or_init(|| {
-        use std::hash::{BuildHasher, Hasher};
-        // RandomState is seeded from the OS: a different value each run, no extra dependency.
-        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-        hasher.write_u32(std::process::id());
-        hasher.finish()
-    });
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    format!("mcp-{:08x}-{n}", run & 0xffff_ffff)
 }
