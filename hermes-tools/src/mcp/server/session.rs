@@ -4,8 +4,9 @@
 //! A server is made per session (a clone per connection, and per request for a 2026-07-28
 //! client over HTTP); what every session shares sits behind the server's one `Arc`, what is
 //! its own here, behind one `Box`. The server is then two pointers: `rmcp` builds the futures
-//! that hold it in place, where with this state inline it copied them whole (two 8 KB copies
-//! of each session's worker future; `bench/session-instructions --http`).
+//! that hold it in place, where with this state inline it copied them whole (two more 8 KB
+//! copies of each session's worker future, seen in the disassembly; what they cost is counted
+//! by `bench/session-instructions --http`).
 
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -56,6 +57,7 @@ pub(super) fn next_id() -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::ToolServer;
     use super::*;
 
     #[test]
@@ -65,6 +67,40 @@ mod tests {
         let run = |id: &str| id.rsplit_once('-').map(|(run, _)| run.to_owned());
         assert_eq!(run(&first), run(&second), "{first} and {second}");
         assert!(first.starts_with("mcp-"), "{first}");
+    }
+
+    #[test]
+    fn each_clone_of_a_server_is_a_session_of_its_own() {
+        use crate::{ToolContext, ToolRegistry};
+        let server = ToolServer::new(ToolRegistry::new());
+        let clone = server.clone();
+        let (ours, theirs) = (
+            server.session_context().session_id().map(str::to_owned),
+            clone.session_context().session_id().map(str::to_owned),
+        );
+        assert!(ours.is_some() && theirs.is_some());
+        assert_ne!(ours, theirs);
+        clone
+            .own
+            .log_level
+            .store(LogLevel::Error as u8, Ordering::Relaxed);
+        assert_eq!(
+            server.own.log_level.load(Ordering::Relaxed),
+            LogLevel::Info as u8
+        );
+        // Dropping a session's server ends that session only.
+        let (ended, still) = (
+            clone.own.ended.token.clone(),
+            server.own.ended.token.clone(),
+        );
+        drop(clone);
+        assert!(ended.is_cancelled());
+        assert!(!still.is_cancelled());
+        // A new context replaces the session it was made in: a new one is made on first use.
+        let server = server.context(ToolContext::new());
+        let renewed = server.session_context().session_id().map(str::to_owned);
+        assert!(renewed.is_some());
+        assert_ne!(renewed, ours);
     }
 
     #[test]
