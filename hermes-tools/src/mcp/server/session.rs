@@ -104,6 +104,15 @@ mod tests {
     }
 
     #[test]
+    fn a_server_is_two_pointers() {
+        // What keeps rmcp from copying each session's worker future whole (see the module).
+        assert_eq!(
+            std::mem::size_of::<ToolServer>(),
+            2 * std::mem::size_of::<usize>()
+        );
+    }
+
+    #[test]
     fn a_new_session_starts_at_info_with_no_context_and_not_ended() {
         let state = SessionState::default();
         assert_eq!(
