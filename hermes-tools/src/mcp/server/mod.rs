@@ -550,6 +550,14 @@ impl ToolServer {
         Arc::make_mut(&mut self.shared)
     }
 
+    /// [`shared_mut`](Self::shared_mut) for a builder method that changes what is listed: the
+    /// listing's changes are watched anew, as the sessions made so far watch the old listing.
+    fn listed_mut(&mut self) -> &mut Shared {
+        let shared = self.shared_mut();
+        shared.listing_changes = Arc::default();
+        shared
+    }
+
     /// The keys that seal the `requestState` of a question put to a 2026-07-28 client (see
     /// [Questions](self#questions)). Without them, a random key of this process's seals it,
     /// and a retry must come back to this process: replicas behind a load balancer share keys.
@@ -620,8 +628,7 @@ impl ToolServer {
     /// The toolsets served (default: every toolset).
     #[must_use]
     pub fn selection(mut self, selection: Selection) -> Self {
-        self.shared_mut().selection = selection;
-        self.shared_mut().listing_changes = Arc::default();
+        self.listed_mut().selection = selection;
         self
     }
 
@@ -648,8 +655,7 @@ impl ToolServer {
     /// ```
     #[must_use]
     pub fn agent_loop_tools(mut self, serve: bool) -> Self {
-        self.shared_mut().agent_loop_tools = serve;
-        self.shared_mut().listing_changes = Arc::default();
+        self.listed_mut().agent_loop_tools = serve;
         self
     }
 
@@ -657,8 +663,7 @@ impl ToolServer {
     /// sent in full and `tool_search`, `tool_describe`, `tool_call` (`serve --search`: all).
     #[must_use]
     pub fn defer(mut self, deferral: Deferral) -> Self {
-        self.shared_mut().deferral = deferral;
-        self.shared_mut().listing_changes = Arc::default();
+        self.listed_mut().deferral = deferral;
         self
     }
 
@@ -667,8 +672,7 @@ impl ToolServer {
     /// session.
     #[must_use]
     pub fn poll_interval(mut self, interval: Duration) -> Self {
-        self.shared_mut().poll_interval = interval.max(Duration::from_millis(1));
-        self.shared_mut().listing_changes = Arc::default();
+        self.listed_mut().poll_interval = interval.max(Duration::from_millis(1));
         self
     }
 
