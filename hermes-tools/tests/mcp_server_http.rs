@@ -71,9 +71,20 @@ impl Answer {
 
 /// A request to `/mcp`: method, extra headers, body.
 async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &[u8]) -> Answer {
+    send_to(addr, method, "/mcp", headers, body).await
+}
+
+/// A request to `path`: method, extra headers, body.
+async fn send_to(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
     let mut stream = TcpStream::connect(addr).await.expect("connects");
     let mut head = format!(
-        "{method} /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
     for (name, value) in headers {
@@ -211,6 +222,32 @@ async fn other_refusals_keep_their_status_with_a_json_rpc_body() {
     let unknown = post(addr, Some("no-such-session"), &todo_call(2, None)).await;
     assert_eq!(unknown.status, 404, "{unknown:?}");
     assert_eq!(unknown.header("content-type"), Some("application/json"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_endpoint_and_its_metadata_paths_are_served() {
+    let (registry, _) = mcp_common::registry();
+    let addr = start(mcp_common::server(&registry)).await;
+    for path in ["/", "/mcp/", "/mcp/extra", "/other", "/.well-known/other"] {
+        let answer = send_to(addr, "POST", path, &JSON_HEADERS, b"{}").await;
+        assert_eq!(answer.status, 404, "{path}: {answer:?}");
+    }
+    for path in [
+        "/.well-known/oauth-protected-resource",
+        "/.well-known/oauth-protected-resource/mcp",
+    ] {
+        // Without OAuth there is no metadata to give.
+        let get = send_to(addr, "GET", path, &[], b"").await;
+        assert_eq!(get.status, 404, "{path}: {get:?}");
+        let post = send_to(addr, "POST", path, &JSON_HEADERS, b"{}").await;
+        assert_eq!(post.status, 405, "{path}: {post:?}");
+        assert_eq!(post.header("allow"), Some("GET,HEAD"), "{post:?}");
+    }
+    // The endpoint itself, found by its path (and its query ignored).
+    let body = initialize(1).to_string();
+    let answer = send_to(addr, "POST", "/mcp?x=1", &JSON_HEADERS, body.as_bytes()).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.json()["id"], 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

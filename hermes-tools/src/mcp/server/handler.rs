@@ -22,14 +22,12 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer, Subscriptio
 
 use super::ask::ClientAsker;
 use super::content;
+use super::http::SESSION_HEADER;
 use super::mrtr::{Round, RoundAsker};
 use super::{Listing, ToolServer, call, convert, jsonrpc, modern};
 use crate::ToolContext;
 use crate::secrets::echoed;
 use crate::toolsets::nearest::nearest;
-
-/// The header that carries a Streamable HTTP session's id.
-const SESSION_HEADER: &str = "mcp-session-id";
 
 impl ToolServer {
     /// The context of one call: this connection's session, except for an HTTP request outside

@@ -57,8 +57,8 @@ use std::time::Duration;
 
 use crate::sync::Mutex;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::extract::Request;
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
 use rmcp::model::ErrorCode;
@@ -80,21 +80,23 @@ use self::polling::Streams;
 use super::jsonrpc::{self, JsonRpcError};
 use super::{ServeError, ToolServer};
 
+// Header names as `HeaderName`s, not `&str`s: a `&str` is parsed anew at every lookup.
+
 /// The header naming a Streamable HTTP session.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(super) const SESSION_HEADER: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// The header naming the replica that answered (see `ToolServer::replica_id`).
-const REPLICA_HEADER: &str = "hermes-replica";
+const REPLICA_HEADER: HeaderName = HeaderName::from_static("hermes-replica");
 
 /// The header naming a request's protocol version.
-const PROTOCOL_HEADER: &str = "mcp-protocol-version";
+const PROTOCOL_HEADER: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// A session id no session has (`rmcp`'s are UUIDs of version 4), put in place of another
 /// identity's.
 const NO_SESSION: &str = "00000000-0000-0000-0000-000000000000";
 
 /// The header with which a client resumes a stream.
-const LAST_EVENT_ID: &str = "last-event-id";
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 /// The messages of a call's stream kept for its client to resume from.
 const STREAM_MESSAGES_KEPT: usize = 64;
@@ -254,23 +256,16 @@ impl HttpEndpoint {
             idle: limits.session_idle_timeout,
             opening: Mutex::new(0),
         };
-        let router = axum::Router::new()
-            .route("/mcp", axum::routing::any(handle))
-            // RFC 9728: at the well-known path, and at it followed by the endpoint's path.
-            .route(
-                "/.well-known/oauth-protected-resource",
-                axum::routing::get(protected_resource),
-            )
-            .route(
-                "/.well-known/oauth-protected-resource/mcp",
-                axum::routing::get(protected_resource),
-            )
-            .with_state(Arc::new(gate));
+        let gate = Arc::new(gate);
         let connections = ConnectionLimits {
             max_connections: limits.max_connections,
             header_read_timeout: limits.header_read_timeout,
         };
-        listen::serve(self.listener, router, connections, async move {
+        let answer = move |request| {
+            let gate = Arc::clone(&gate);
+            async move { route(&gate, request).await }
+        };
+        listen::serve(self.listener, answer, connections, async move {
             shutdown.await;
             // Open SSE streams would otherwise hold the graceful shutdown forever.
             sessions_end.cancel();
@@ -318,8 +313,28 @@ impl Drop for Opening<'_> {
     }
 }
 
-async fn handle(State(gate): State<Arc<Gate>>, request: Request) -> Response {
-    let mut response = answer(&gate, request).await;
+/// Every request to the endpoint, by its path: the endpoint's, or its protected-resource
+/// metadata (RFC 9728: at the well-known path, and at it followed by the endpoint's path).
+async fn route(gate: &Gate, request: Request) -> Response {
+    match request.uri().path() {
+        "/mcp" => handle(gate, request).await,
+        "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp" => {
+            if matches!(*request.method(), Method::GET | Method::HEAD) {
+                protected_resource(gate)
+            } else {
+                let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+                response
+                    .headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
+                response
+            }
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+async fn handle(gate: &Gate, request: Request) -> Response {
+    let mut response = answer(gate, request).await;
     if let Some(replica) = &gate.replica {
         response
             .headers_mut()
@@ -380,7 +395,7 @@ async fn answer(gate: &Gate, request: Request) -> Response {
 }
 
 /// The protected-resource metadata (RFC 9728), in OAuth resource-server mode; 404 otherwise.
-async fn protected_resource(State(gate): State<Arc<Gate>>) -> Response {
+fn protected_resource(gate: &Gate) -> Response {
     #[cfg(feature = "mcp-remote")]
     if let Some(oauth) = &gate.oauth {
         let body = oauth.metadata().to_string();
