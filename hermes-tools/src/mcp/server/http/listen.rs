@@ -96,8 +96,8 @@ pub(crate) async fn serve<A, F>(
         if let Ok(place) = Arc::clone(&open).try_acquire_owned() {
             let answer = answer.clone();
             let service = hyper::service::service_fn(move |request: Request<_>| {
-                let answer = answer(request.map(Body::new));
-                async move { Ok::<_, Infallible>(answer.await) }
+                let future = answer(request.map(Body::new));
+                async move { Ok::<_, Infallible>(future.await) }
             });
             let connection = graceful.watch(served.serve_connection(io, service));
             tokio::spawn(async move {

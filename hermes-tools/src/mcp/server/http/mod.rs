@@ -1,7 +1,8 @@
 //! Streamable HTTP: `rmcp`'s tower service at `/mcp`, behind a gate.
 //!
-//! `rmcp` runs the protocol and the sessions; the gate (an axum handler in front of it) adds
-//! what a server facing a browser-capable machine needs, and keeps every answer JSON:
+//! `rmcp` runs the protocol and the sessions; the gate in front of it (hyper calls it through
+//! `route`, which matches the path) adds what a server facing a browser-capable machine needs,
+//! and keeps every answer JSON:
 //!
 //! - **tokens**: with [`require_bearer`](super::ToolServer::require_bearer), a request
 //!   without an accepted `Authorization: Bearer` token is answered 401 before anything else
