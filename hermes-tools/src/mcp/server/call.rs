@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use rmcp::ErrorData;
 use rmcp::model::{CallToolResponse, CallToolResult, JsonObject, ProgressToken};
 use rmcp::service::{RequestContext, RoleServer};
-use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::http::polling::CallStream;
 use super::{Listing, ToolServer, convert};
@@ -104,19 +103,18 @@ impl ToolServer {
         // The tool's progress reports (for a client that asked for them) and log messages (at
         // the client's level or above): queued by the tool, from any thread, in order, and sent
         // from the call's task while it runs.
-        let (sender, reports) = tokio::sync::mpsc::unbounded_channel();
+        let reports = Arc::new(Reports::default());
         let token = request.meta.get_progress_token();
         let mut ctx = self.call_context(request);
         if token.is_some() {
-            let sender = sender.clone();
-            ctx = ctx.with_progress(move |progress| {
-                let _ = sender.send(Report::Progress(progress));
-            });
+            let reports = Arc::clone(&reports);
+            ctx = ctx.with_progress(move |progress| reports.push(Report::Progress(progress)));
         }
         if let Some(least) = self.log_floor(request) {
+            let reports = Arc::clone(&reports);
             ctx = ctx.with_log(move |level, message| {
                 if level as u8 >= least.load(Ordering::Relaxed) {
-                    let _ = sender.send(Report::Log(level, message.to_owned()));
+                    reports.push(Report::Log(level, message.to_owned()));
                 }
             });
         }
@@ -136,7 +134,7 @@ impl ToolServer {
         ServedCall {
             request,
             ctx,
-            reports,
+            reports: Receiving(reports),
             token,
             stream,
         }
@@ -147,7 +145,7 @@ impl ToolServer {
 pub(super) struct ServedCall<'r> {
     request: &'r RequestContext<RoleServer>,
     ctx: ToolContext,
-    reports: UnboundedReceiver<Report>,
+    reports: Receiving,
     token: Option<ProgressToken>,
     stream: Option<Arc<CallStream>>,
 }
@@ -163,7 +161,7 @@ impl ServedCall<'_> {
     /// Runs tool `name` through `registry`'s pipeline, sending its reports as they come; `Err`
     /// when the client cancelled the call.
     pub(super) async fn run(
-        mut self,
+        self,
         registry: &ToolRegistry,
         name: &str,
         args: &str,
@@ -178,8 +176,10 @@ impl ServedCall<'_> {
             tokio::select! {
                 biased;
                 answer = &mut call => break answer,
-                Some(report) = self.reports.recv() => {
-                    notify(request, name, self.token.as_ref(), report).await;
+                () = self.reports.ready.notified() => {
+                    while let Some(report) = self.reports.take() {
+                        notify(request, name, self.token.as_ref(), report).await;
+                    }
                 }
                 () = request.ct.cancelled() => {
                     return Err(ErrorData::internal_error(
@@ -190,7 +190,7 @@ impl ServedCall<'_> {
             }
         };
         // Reports made just before the answer still precede it.
-        while let Ok(report) = self.reports.try_recv() {
+        while let Some(report) = self.reports.take() {
             notify(request, name, self.token.as_ref(), report).await;
         }
         if let Some(stream) = &self.stream {
@@ -205,6 +205,63 @@ impl ServedCall<'_> {
 enum Report {
     Progress(crate::call::Progress),
     Log(crate::call::LogLevel, String),
+}
+
+/// A call's reports in the order the tool made them, from any thread, until the call ends.
+///
+/// Not a Tokio channel: most calls report nothing, and a channel allocates its first block of
+/// slots (1.5 KB here) when it is made; an empty queue allocates nothing.
+#[derive(Default)]
+struct Reports {
+    queue: crate::sync::Mutex<Queue>,
+    /// Woken at each report; holds a permit when nobody waits, so none is missed.
+    ready: tokio::sync::Notify,
+}
+
+/// What [`Reports`] guards: the reports not yet sent, and whether the call is over.
+#[derive(Default)]
+struct Queue {
+    reports: std::collections::VecDeque<Report>,
+    closed: bool,
+}
+
+impl Reports {
+    /// Queues `report`, unless the call is over.
+    fn push(&self, report: Report) {
+        let mut queue = self.queue.lock();
+        if queue.closed {
+            return;
+        }
+        queue.reports.push_back(report);
+        drop(queue);
+        self.ready.notify_one();
+    }
+
+    /// The oldest report not yet sent.
+    fn take(&self) -> Option<Report> {
+        self.queue.lock().reports.pop_front()
+    }
+}
+
+/// The call's end of its [`Reports`]: once the call is over, what is queued and what the tool
+/// reports later (a `blocking` tool still running after a cancellation, say) has no client to
+/// go to, and is dropped rather than kept.
+struct Receiving(Arc<Reports>);
+
+impl std::ops::Deref for Receiving {
+    type Target = Reports;
+
+    fn deref(&self) -> &Reports {
+        &self.0
+    }
+}
+
+impl Drop for Receiving {
+    fn drop(&mut self) {
+        let mut queue = self.0.queue.lock();
+        queue.closed = true;
+        queue.reports.clear();
+    }
 }
 
 /// Sends one report of tool `tool`: progress as `notifications/progress` for the request's
@@ -237,5 +294,52 @@ async fn notify(
     // A client gone mid-call misses the report; the call's answer says the rest.
     if let Err(err) = sent {
         tracing::debug!(error = %err, "a notification of a running tool was not sent");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::LogLevel;
+
+    fn log(text: &str) -> Report {
+        Report::Log(LogLevel::Info, text.to_owned())
+    }
+
+    fn text(report: Option<Report>) -> Option<String> {
+        match report? {
+            Report::Log(_, text) => Some(text),
+            Report::Progress(_) => None,
+        }
+    }
+
+    #[tokio::test]
+    async fn reports_wait_for_the_call_in_order_and_end_with_it() {
+        let reports = Arc::new(Reports::default());
+        let receiving = Receiving(Arc::clone(&reports));
+        // Made before anyone waits (from another thread): the wait still sees them.
+        let tool = Arc::clone(&reports);
+        std::thread::spawn(move || {
+            tool.push(log("one"));
+            tool.push(log("two"));
+        })
+        .join()
+        .unwrap();
+        tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            receiving.ready.notified(),
+        )
+        .await
+        .expect("a report made before the wait wakes it");
+        assert_eq!(text(receiving.take()).as_deref(), Some("one"));
+        assert_eq!(text(receiving.take()).as_deref(), Some("two"));
+        assert!(receiving.take().is_none());
+
+        // Once the call is over, what was queued and what comes later are dropped.
+        reports.push(log("unsent"));
+        drop(receiving);
+        reports.push(log("late"));
+        assert!(reports.take().is_none());
+        assert!(reports.queue.lock().reports.is_empty());
     }
 }
