@@ -176,16 +176,21 @@ impl ServedCall<'_> {
             tokio::select! {
                 biased;
                 answer = &mut call => break answer,
-                () = self.reports.ready.notified() => {
-                    while let Some(report) = self.reports.take() {
-                        notify(request, name, self.token.as_ref(), report).await;
-                    }
-                }
+                // Before the reports: a tool reporting without pause must not hold off its
+                // client's cancellation.
                 () = request.ct.cancelled() => {
                     return Err(ErrorData::internal_error(
                         Cow::Owned(format!("the call to {name} was cancelled")),
                         None,
                     ));
+                }
+                () = self.reports.ready.notified() => {
+                    while let Some(report) = self.reports.take() {
+                        if request.ct.is_cancelled() {
+                            break;
+                        }
+                        notify(request, name, self.token.as_ref(), report).await;
+                    }
                 }
             }
         };
@@ -214,7 +219,8 @@ enum Report {
 #[derive(Default)]
 struct Reports {
     queue: crate::sync::Mutex<Queue>,
-    /// Woken at each report; holds a permit when nobody waits, so none is missed.
+    /// Woken at each report. It keeps at most one wake-up for a waiter to come, and each
+    /// wake-up drains the whole queue, so a report made while nobody waits is not missed.
     ready: tokio::sync::Notify,
 }
 
@@ -260,7 +266,10 @@ impl Drop for Receiving {
     fn drop(&mut self) {
         let mut queue = self.0.queue.lock();
         queue.closed = true;
-        queue.reports.clear();
+        // Taken whole, so that its buffer is freed too, and dropped once the lock is released.
+        let unsent = std::mem::take(&mut queue.reports);
+        drop(queue);
+        drop(unsent);
     }
 }
 
@@ -313,8 +322,11 @@ mod tests {
         }
     }
 
+    // `ServedCall::run`'s use of the queue (sending reports as they come and before the
+    // answer) is tested end to end: `tests/tests/mcp_keepalive.rs`, `mcp_modern_streams.rs`,
+    // and `mcp_interop.rs` with the Python SDK's client.
     #[tokio::test]
-    async fn reports_wait_for_the_call_in_order_and_end_with_it() {
+    async fn reports_are_queued_in_order_until_their_call_ends() {
         let reports = Arc::new(Reports::default());
         let receiving = Receiving(Arc::clone(&reports));
         // Made before anyone waits (from another thread): the wait still sees them.
@@ -340,6 +352,10 @@ mod tests {
         drop(receiving);
         reports.push(log("late"));
         assert!(reports.take().is_none());
-        assert!(reports.queue.lock().reports.is_empty());
+        assert_eq!(
+            reports.queue.lock().reports.capacity(),
+            0,
+            "its buffer is freed"
+        );
     }
 }
