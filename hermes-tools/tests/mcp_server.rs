@@ -470,7 +470,9 @@ async fn long_lists_come_in_pages_whose_cursors_are_checked() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn initialized_sessions_hear_list_changed_when_their_listing_changes() {
     let registry = demo_registry();
-    let (session, mut changes) = connect(demo_server(&registry)).await;
+    let server = demo_server(&registry);
+    let (session, mut changes) = connect(server.clone()).await;
+    let (other, mut other_changes) = connect(server).await;
     // Let the watcher take its first look before anything changes.
     tokio::time::sleep(Duration::from_millis(100)).await;
 
@@ -480,20 +482,27 @@ async fn initialized_sessions_hear_list_changed_when_their_listing_changes() {
         .expect("registers");
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(
-        changes.try_recv().is_err(),
+        changes.try_recv().is_err() && other_changes.try_recv().is_err(),
         "no notification for an unseen change"
     );
 
+    // Both sessions hear a change, once each.
     registry
         .register(extra_tool("fresh", "demo"))
         .expect("registers");
-    tokio::time::timeout(PATIENCE, changes.recv())
-        .await
-        .expect("notified in time")
-        .expect("the channel is open");
+    for heard in [&mut changes, &mut other_changes] {
+        tokio::time::timeout(PATIENCE, heard.recv())
+            .await
+            .expect("notified in time")
+            .expect("the channel is open");
+    }
     let tools = session.list_all_tools().await.expect("lists");
     assert!(tools.iter().any(|tool| tool.name == "fresh"));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(changes.try_recv().is_err(), "told once");
 
+    // A session that ended is no longer told; the other still is.
+    other.cancel().await.expect("closes");
     registry.deregister("fresh");
     tokio::time::timeout(PATIENCE, changes.recv())
         .await

@@ -226,9 +226,8 @@ impl ToolServer {
             if self.shared.registry.generation() != accepted_at && !notify().await {
                 return;
             }
-            // The stream's end (`context.cancelled()` below) ends this wait, before this
-            // request's server (and so `ended`) is dropped.
-            while changes.next(&self.own.ended.token).await {
+            // The stream's end (`context.cancelled()` below) ends this wait.
+            while changes.next().await {
                 if !notify().await {
                     return;
                 }
@@ -444,16 +443,13 @@ impl ServerHandler for ToolServer {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        // Sessions of the `initialize` era are told of changes on the session itself.
-        let peer = context.peer;
-        let mut changes = self.shared.listing_changes.subscribe(self);
-        let ended = self.own.ended.token.clone();
-        tokio::spawn(async move {
-            while changes.next(&ended).await {
-                if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
-                    return;
-                }
-            }
+        // Sessions of the `initialize` era are told of changes on the session itself, until
+        // this session's server (and with it the enrolment) is dropped. A second
+        // `notifications/initialized` enrols nothing more.
+        self.own.listing_enrolment.get_or_init(|| {
+            self.shared
+                .listing_changes
+                .enrol(self, context.peer.clone())
         });
     }
 

@@ -11,7 +11,7 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use super::watch::SessionEnd;
+use super::watch::Enrolment;
 use crate::ToolContext;
 use crate::call::LogLevel;
 
@@ -24,9 +24,10 @@ pub(super) struct SessionState {
     /// `info` until it says), as a [`LogLevel`] index: for requests of the `initialize` era
     /// only (one of the 2026-07-28 era carries its own).
     pub(super) log_level: Arc<AtomicU8>,
-    /// Cancelled when this session's server is dropped, which `rmcp` does when the session
-    /// ends: what the session's background work ends with.
-    pub(super) ended: SessionEnd,
+    /// This session's place among those told of the listing's changes, once its client
+    /// is initialized (`initialize` era only); it ends when this state is dropped, with the
+    /// session's server, which `rmcp` drops when the session ends.
+    pub(super) listing_enrolment: OnceLock<Enrolment>,
 }
 
 impl Default for SessionState {
@@ -34,7 +35,7 @@ impl Default for SessionState {
         Self {
             context: OnceLock::new(),
             log_level: Arc::new(AtomicU8::new(LogLevel::Info as u8)),
-            ended: SessionEnd::new(),
+            listing_enrolment: OnceLock::new(),
         }
     }
 }
@@ -88,14 +89,6 @@ mod tests {
             server.own.log_level.load(Ordering::Relaxed),
             LogLevel::Info as u8
         );
-        // Dropping a session's server ends that session only.
-        let (ended, still) = (
-            clone.own.ended.token.clone(),
-            server.own.ended.token.clone(),
-        );
-        drop(clone);
-        assert!(ended.is_cancelled());
-        assert!(!still.is_cancelled());
         // A new context replaces the session it was made in: a new one is made on first use.
         let server = server.context(ToolContext::new());
         let renewed = server.session_context().session_id().map(str::to_owned);
@@ -113,13 +106,13 @@ mod tests {
     }
 
     #[test]
-    fn a_new_session_starts_at_info_with_no_context_and_not_ended() {
+    fn a_new_session_starts_at_info_with_no_context_and_not_enrolled() {
         let state = SessionState::default();
         assert_eq!(
             state.log_level.load(Ordering::Relaxed),
             LogLevel::Info as u8
         );
         assert!(state.context.get().is_none());
-        assert!(!state.ended.token.is_cancelled());
+        assert!(state.listing_enrolment.get().is_none());
     }
 }

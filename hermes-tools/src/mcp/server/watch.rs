@@ -5,42 +5,87 @@
 //! [`poll_interval`](super::ToolServer::poll_interval), for what has no change signal: an
 //! installed config, a check function whose answer expired. It then takes the listing (from
 //! the definitions cache: a pointer comparison when nothing changed) and, only when the
-//! listing differs from the one it last saw, publishes a new version: registering an alias or
-//! a tool outside the selection sends nothing. Each session waits on that version, with no
-//! timer of its own, and tells its client.
+//! listing differs from the one it last saw, tells the clients: registering an alias or a
+//! tool outside the selection sends nothing.
+//!
+//! Two kinds of client wait on it:
+//! - a session of the `initialize` era is [enrolled](ListingChanges::enrol) with its peer when
+//!   it is initialized, and its enrolment ends with its server. On a change the watcher sends
+//!   each enrolled session its notification, each from a task of its own so that one slow
+//!   client holds up no other. A session waits with no task and no timer: most sessions never
+//!   see a change, and a task each cost every session a spawn, 1.4 KB and two wake-ups;
+//! - a `subscriptions/listen` stream of the 2026-07-28 era waits on a published version
+//!   ([`ListingChanges::subscribe`]), inside the request that holds the stream open.
 //!
 //! Why shared: the listing is the server's, not the session's, and a watcher per session
 //! woke every idle session four times a second to compare it (1,000 idle sessions: 4,000
 //! wake-ups a second), and outlived a session by up to a poll interval. The watcher runs
-//! while any session waits on it, and ends at its next wake-up once none does.
+//! while any client waits on it, and ends at its next wake-up once none does.
 //!
 //! [`ToolRegistry::subscribe`]: crate::ToolRegistry::subscribe
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
 use crate::sync::Mutex;
+use rmcp::Peer;
+use rmcp::service::RoleServer;
 use tokio::sync::watch;
 use tokio::time::MissedTickBehavior;
-use tokio_util::sync::CancellationToken;
 
 use super::{Listing, ToolServer};
 
-/// The listing's versions, shared by the clones of a server (its sessions); see the module
+/// The listing's changes, shared by the clones of a server (its sessions); see the module
 /// docs.
 #[derive(Default)]
 pub(super) struct ListingChanges {
-    /// A receiver of the running watcher's versions, `None` when no watcher runs. Only ever
-    /// replaced under this lock, which the watcher also takes to decide to end.
-    running: Mutex<Option<watch::Receiver<u64>>>,
+    /// Only ever changed under this lock, which the watcher also takes to decide to end.
+    waiting: Mutex<Waiting>,
+}
+
+/// Who waits on the listing's changes.
+#[derive(Default)]
+struct Waiting {
+    /// A receiver of the running watcher's versions, `None` when no watcher runs.
+    versions: Option<watch::Receiver<u64>>,
+    /// The enrolled sessions' peers, by enrolment number.
+    sessions: BTreeMap<u64, Peer<RoleServer>>,
+    /// The next enrolment's number.
+    next: u64,
 }
 
 impl ListingChanges {
     /// The listing's changes from now on, as `server` lists its tools: starts the watcher
     /// (on the current Tokio runtime) if none runs.
     pub(super) fn subscribe(&self, server: &ToolServer) -> Changes {
-        let mut running = self.running.lock();
-        if let Some(versions) = running.as_ref() {
-            let mut versions = versions.clone();
-            versions.mark_unchanged();
-            return Changes { versions };
+        let mut waiting = self.waiting.lock();
+        let mut versions = Self::watched(&mut waiting, server);
+        versions.mark_unchanged();
+        Changes { versions }
+    }
+
+    /// Tells `peer` of the listing's changes, as `server` lists its tools, until the returned
+    /// enrolment is dropped; starts the watcher (on the current Tokio runtime) if none runs.
+    pub(super) fn enrol(
+        self: &Arc<Self>,
+        server: &ToolServer,
+        peer: Peer<RoleServer>,
+    ) -> Enrolment {
+        let mut waiting = self.waiting.lock();
+        Self::watched(&mut waiting, server);
+        let number = waiting.next;
+        waiting.next += 1;
+        waiting.sessions.insert(number, peer);
+        Enrolment {
+            changes: Arc::clone(self),
+            number,
+        }
+    }
+
+    /// The running watcher's versions, starting one if none runs.
+    fn watched(waiting: &mut Waiting, server: &ToolServer) -> watch::Receiver<u64> {
+        if let Some(versions) = waiting.versions.as_ref() {
+            return versions.clone();
         }
         let (publish, versions) = watch::channel(0);
         // The baseline is taken now, before anything is awaited, so that a change made right
@@ -50,46 +95,48 @@ impl ListingChanges {
             listing: server.listing().ok(),
         };
         tokio::spawn(watcher.run(publish));
-        *running = Some(versions.clone());
-        Changes { versions }
+        waiting.versions = Some(versions.clone());
+        versions
     }
 
     /// Whether a watcher runs (for tests).
     #[cfg(test)]
     pub(super) fn is_running(&self) -> bool {
-        self.running.lock().is_some()
+        self.waiting.lock().versions.is_some()
+    }
+
+    /// How many sessions are enrolled (for tests).
+    #[cfg(test)]
+    pub(super) fn enrolled(&self) -> usize {
+        self.waiting.lock().sessions.len()
     }
 }
 
-/// A token cancelled when its holder (a session's server) is dropped.
-pub(super) struct SessionEnd {
-    pub(super) token: CancellationToken,
-    _guard: tokio_util::sync::DropGuard,
+/// A session's place among those told of the listing's changes: dropping it (with the
+/// session's server, which `rmcp` drops when the session ends) takes the session out.
+pub(super) struct Enrolment {
+    changes: Arc<ListingChanges>,
+    number: u64,
 }
 
-impl SessionEnd {
-    pub(super) fn new() -> Self {
-        let token = CancellationToken::new();
-        Self {
-            _guard: token.clone().drop_guard(),
-            token,
-        }
+impl Drop for Enrolment {
+    fn drop(&mut self) {
+        let peer = self.changes.waiting.lock().sessions.remove(&self.number);
+        // The peer is dropped outside the lock.
+        drop(peer);
     }
 }
 
-/// One session's view of the listing's changes.
+/// One `subscriptions/listen` stream's view of the listing's changes.
 pub(super) struct Changes {
     versions: watch::Receiver<u64>,
 }
 
 impl Changes {
-    /// Waits for the next change: `true` when the listing changed, `false` once `ended` is
-    /// cancelled (the session ended) or the watcher is gone.
-    pub(super) async fn next(&mut self, ended: &CancellationToken) -> bool {
-        tokio::select! {
-            changed = self.versions.changed() => changed.is_ok(),
-            () = ended.cancelled() => false,
-        }
+    /// Waits for the next change: `true` when the listing changed, `false` once the watcher
+    /// is gone.
+    pub(super) async fn next(&mut self) -> bool {
+        self.versions.changed().await.is_ok()
     }
 }
 
@@ -101,8 +148,7 @@ struct Watcher {
 }
 
 impl Watcher {
-    /// Publishes a new version on `publish` each time the listing changes, until no session
-    /// waits on it.
+    /// Tells the waiting clients each time the listing changes, until none waits.
     async fn run(mut self, publish: watch::Sender<u64>) {
         let mut ticks = tokio::time::interval(self.server.shared.poll_interval);
         ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -118,10 +164,11 @@ impl Watcher {
                 }
             }
             {
-                // The receiver kept in `running` is the only one left: no session waits.
-                let mut running = self.server.shared.listing_changes.running.lock();
-                if publish.receiver_count() <= 1 {
-                    *running = None;
+                // The receiver kept in `versions` is the only one left, and no session is
+                // enrolled: no one waits.
+                let mut waiting = self.server.shared.listing_changes.waiting.lock();
+                if publish.receiver_count() <= 1 && waiting.sessions.is_empty() {
+                    waiting.versions = None;
                     return;
                 }
             }
@@ -131,19 +178,38 @@ impl Watcher {
             }
             self.listing = listing;
             publish.send_modify(|version| *version += 1);
+            self.tell_sessions();
         }
     }
 
-    /// Marks no watcher running, so that the next session starts one.
+    /// Sends every enrolled session's client `notifications/tools/list_changed`.
+    fn tell_sessions(&self) {
+        let peers: Vec<Peer<RoleServer>> = {
+            let waiting = self.server.shared.listing_changes.waiting.lock();
+            waiting.sessions.values().cloned().collect()
+        };
+        for peer in peers {
+            if peer.is_transport_closed() {
+                continue;
+            }
+            tokio::spawn(async move {
+                // A client gone meanwhile: its session is ending, and so its enrolment.
+                let _ = peer.notify_tool_list_changed().await;
+            });
+        }
+    }
+
+    /// Marks no watcher running, so that the next client starts one.
     fn end(&self) {
-        *self.server.shared.listing_changes.running.lock() = None;
+        self.server.shared.listing_changes.waiting.lock().versions = None;
     }
 }
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
     use std::time::Duration;
+
+    use rmcp::ServiceExt as _;
 
     use super::*;
     use crate::tool::Tool;
@@ -157,12 +223,11 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn one_watcher_tells_every_session_and_ends_when_none_waits() {
+    async fn one_watcher_tells_every_stream_and_ends_when_none_waits() {
         let registry = ToolRegistry::new();
         registry.register(tool("first")).unwrap();
         let server = ToolServer::new(registry.clone()).poll_interval(Duration::from_millis(10));
         let (one, two) = (server.clone(), server.clone());
-        let ended = CancellationToken::new();
         let mut first = one.shared.listing_changes.subscribe(&one);
         let mut second = two.shared.listing_changes.subscribe(&two);
         // Clones share the watcher.
@@ -173,21 +238,61 @@ mod tests {
         ));
 
         registry.register(tool("second")).unwrap();
-        assert!(first.next(&ended).await);
-        assert!(second.next(&ended).await);
-
-        // A session that ended stops waiting at once.
-        let gone = CancellationToken::new();
-        gone.cancel();
-        assert!(!first.next(&gone).await);
+        assert!(first.next().await);
+        assert!(second.next().await);
 
         drop((first, second));
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert!(!server.shared.listing_changes.is_running());
-        // The next session starts a new one, which sees the next change.
+        // The next stream starts a new one, which sees the next change.
         let mut third = server.shared.listing_changes.subscribe(&server);
         assert!(server.shared.listing_changes.is_running());
         registry.register(tool("third")).unwrap();
-        assert!(third.next(&ended).await);
+        assert!(third.next().await);
+    }
+
+    /// Polls `done` (with real time passing) until it holds or a few seconds have gone.
+    async fn eventually(what: &str, done: impl Fn() -> bool) {
+        for _ in 0..500 {
+            if done() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("never: {what}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sessions_are_enrolled_while_they_last_and_keep_the_watcher_running() {
+        let registry = ToolRegistry::new();
+        registry.register(tool("first")).unwrap();
+        let server = ToolServer::new(registry).poll_interval(Duration::from_millis(10));
+        let changes = Arc::clone(&server.shared.listing_changes);
+        let mut clients = Vec::new();
+        for _ in 0..2 {
+            let (server_io, client_io) = tokio::io::duplex(1 << 16);
+            let session = server.clone();
+            tokio::spawn(async move {
+                if let Ok(running) = session.serve(server_io).await {
+                    let _ = running.waiting().await;
+                }
+            });
+            // rmcp's client proposes the 2026-07-28 era by default, which has no handshake.
+            let info = rmcp::model::ClientConfig::default()
+                .with_protocol_version(rmcp::model::ProtocolVersion::LATEST_WITH_INITIALIZE);
+            clients.push(info.serve(client_io).await.expect("initializes"));
+        }
+        eventually("both sessions enrolled", || changes.enrolled() == 2).await;
+        assert!(changes.is_running());
+
+        // One session ends: it is taken out, the other stays, and so does the watcher.
+        clients.remove(0).cancel().await.expect("closes");
+        eventually("the ended session taken out", || changes.enrolled() == 1).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(changes.is_running(), "a session still waits");
+
+        clients.remove(0).cancel().await.expect("closes");
+        eventually("no session enrolled", || changes.enrolled() == 0).await;
+        eventually("the watcher ended", || !changes.is_running()).await;
     }
 }
