@@ -61,7 +61,8 @@ use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
+use futures_util::future::Either;
+use futures_util::{FutureExt as _, StreamExt};
 use rmcp::model::ErrorCode;
 #[cfg(feature = "mcp-redis")]
 use rmcp::transport::streamable_http_server::SessionManager as _;
@@ -262,10 +263,7 @@ impl HttpEndpoint {
             max_connections: limits.max_connections,
             header_read_timeout: limits.header_read_timeout,
         };
-        let answer = move |request| {
-            let gate = Arc::clone(&gate);
-            async move { route(&gate, request).await }
-        };
+        let answer = move |request| route(Arc::clone(&gate), request);
         listen::serve(self.listener, answer, connections, async move {
             shutdown.await;
             // Open SSE streams would otherwise hold the graceful shutdown forever.
@@ -316,12 +314,25 @@ impl Drop for Opening<'_> {
 
 /// Every request to the endpoint, by its path: the endpoint's, or its protected-resource
 /// metadata (RFC 9728: at the well-known path, and at it followed by the endpoint's path).
-async fn route(gate: &Gate, request: Request) -> Response {
-    match request.uri().path() {
-        "/mcp" => handle(gate, request).await,
+///
+/// Not an `async fn`, nor are the steps it adds to [`answer`]: hyper keeps the returned
+/// future, and every `async` level around the endpoint's would hold its own copies of the
+/// request (240 bytes each, for the whole call) and its inner future, which hyper's slot then
+/// holds and may copy at every request (see `listen::serve`).
+fn route(gate: Arc<Gate>, request: Request) -> impl Future<Output = Response> + Send {
+    let immediate = match request.uri().path() {
+        "/mcp" => {
+            let replica = gate.replica.clone();
+            return Either::Left(answer(gate, request).map(move |mut response| {
+                if let Some(replica) = replica {
+                    response.headers_mut().insert(REPLICA_HEADER, replica);
+                }
+                response
+            }));
+        }
         "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp" => {
             if matches!(*request.method(), Method::GET | Method::HEAD) {
-                protected_resource(gate)
+                protected_resource(&gate)
             } else {
                 let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
                 response
@@ -331,20 +342,12 @@ async fn route(gate: &Gate, request: Request) -> Response {
             }
         }
         _ => StatusCode::NOT_FOUND.into_response(),
-    }
+    };
+    Either::Right(std::future::ready(immediate))
 }
 
-async fn handle(gate: &Gate, request: Request) -> Response {
-    let mut response = answer(gate, request).await;
-    if let Some(replica) = &gate.replica {
-        response
-            .headers_mut()
-            .insert(REPLICA_HEADER, replica.clone());
-    }
-    response
-}
-
-async fn answer(gate: &Gate, request: Request) -> Response {
+async fn answer(gate: Arc<Gate>, mut request: Request) -> Response {
+    let gate = &*gate;
     // Who is asking, when tokens are required: the sessions they open are theirs alone.
     let mut owner = None;
     if let Some(tokens) = &gate.bearer {
@@ -375,7 +378,6 @@ async fn answer(gate: &Gate, request: Request) -> Response {
         let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
         return json_error(StatusCode::FORBIDDEN, &error);
     }
-    let mut request = request;
     if let Some(owner) = &owner
         && let Some(session) = session_of(request.headers())
         && !gate.owners.admits(session, owner)
