@@ -446,11 +446,9 @@ impl ServerHandler for ToolServer {
         // Sessions of the `initialize` era are told of changes on the session itself, until
         // this session's server (and with it the enrolment) is dropped. A second
         // `notifications/initialized` enrols nothing more.
-        self.own.listing_enrolment.get_or_init(|| {
-            self.shared
-                .listing_changes
-                .enrol(self, context.peer.clone())
-        });
+        self.own
+            .listing_enrolment
+            .get_or_init(|| self.shared.listing_changes.enrol(self, context.peer));
     }
 
     /// What a `subscriptions/listen` stream is acknowledged: tool list changes, and updates of

@@ -536,7 +536,8 @@ impl ToolServer {
         }))
     }
 
-    /// A new session over `shared`: no context made yet, the `info` log level, its own end.
+    /// A new session over `shared`: no context made yet, the `info` log level, not enrolled
+    /// for the listing's changes.
     fn session_of(shared: Arc<Shared>) -> Self {
         Self {
             shared,

@@ -12,8 +12,10 @@
 //! - a session of the `initialize` era is [enrolled](ListingChanges::enrol) with its peer when
 //!   it is initialized, and its enrolment ends with its server. On a change the watcher sends
 //!   each enrolled session its notification, each from a task of its own so that one slow
-//!   client holds up no other. A session waits with no task and no timer: most sessions never
-//!   see a change, and a task each cost every session a spawn, 1.4 KB and two wake-ups;
+//!   client holds up no other; changes made while a session's notification is being sent are
+//!   told in one more notification, not one each, so a stalled client gathers no tasks. A
+//!   session waits with no task and no timer: most sessions never see a change, and a task
+//!   each cost every session a spawn, 1.4 KB and two wake-ups;
 //! - a `subscriptions/listen` stream of the 2026-07-28 era waits on a published version
 //!   ([`ListingChanges::subscribe`]), inside the request that holds the stream open.
 //!
@@ -48,8 +50,8 @@ pub(super) struct ListingChanges {
 struct Waiting {
     /// A receiver of the running watcher's versions, `None` when no watcher runs.
     versions: Option<watch::Receiver<u64>>,
-    /// The enrolled sessions' peers, by enrolment number.
-    sessions: BTreeMap<u64, Peer<RoleServer>>,
+    /// The enrolled sessions, by enrolment number.
+    sessions: BTreeMap<u64, Enrolled>,
     /// The next enrolment's number.
     next: u64,
 }
@@ -75,7 +77,14 @@ impl ListingChanges {
         Self::watched(&mut waiting, server);
         let number = waiting.next;
         waiting.next += 1;
-        waiting.sessions.insert(number, peer);
+        waiting.sessions.insert(
+            number,
+            Enrolled {
+                peer,
+                sending: false,
+                again: false,
+            },
+        );
         Enrolment {
             changes: Arc::clone(self),
             number,
@@ -112,6 +121,16 @@ impl ListingChanges {
     }
 }
 
+/// An enrolled session: its peer, and where its notification stands (kept under the
+/// `waiting` lock, so that enrolling allocates nothing more).
+struct Enrolled {
+    peer: Peer<RoleServer>,
+    /// A task is sending it the notification.
+    sending: bool,
+    /// The listing changed again meanwhile: the task sends one more.
+    again: bool,
+}
+
 /// A session's place among those told of the listing's changes: dropping it (with the
 /// session's server, which `rmcp` drops when the session ends) takes the session out.
 pub(super) struct Enrolment {
@@ -121,9 +140,10 @@ pub(super) struct Enrolment {
 
 impl Drop for Enrolment {
     fn drop(&mut self) {
-        let peer = self.changes.waiting.lock().sessions.remove(&self.number);
-        // The peer is dropped outside the lock.
-        drop(peer);
+        // Already gone if its transport closed first (see `Watcher::run`). The peer is
+        // dropped outside the lock.
+        let enrolled = self.changes.waiting.lock().sessions.remove(&self.number);
+        drop(enrolled);
     }
 }
 
@@ -158,15 +178,22 @@ impl Watcher {
                 _ = ticks.tick() => {}
                 changed = changes.changed() => {
                     if changed.is_err() {
+                        // The registry is gone (unreachable while this watcher holds it):
+                        // sessions stay enrolled, for a watcher that the next one starts.
                         self.end();
                         return;
                     }
                 }
             }
             {
+                // Sessions whose client is gone wait no more, though their servers may
+                // outlive them a while (a tool still running).
+                let mut waiting = self.server.shared.listing_changes.waiting.lock();
+                waiting
+                    .sessions
+                    .retain(|_, enrolled| !enrolled.peer.is_transport_closed());
                 // The receiver kept in `versions` is the only one left, and no session is
                 // enrolled: no one waits.
-                let mut waiting = self.server.shared.listing_changes.waiting.lock();
                 if publish.receiver_count() <= 1 && waiting.sessions.is_empty() {
                     waiting.versions = None;
                     return;
@@ -182,19 +209,32 @@ impl Watcher {
         }
     }
 
-    /// Sends every enrolled session's client `notifications/tools/list_changed`.
+    /// Sends every enrolled session's client `notifications/tools/list_changed`: from a new
+    /// task for each session not being told already, once more by the running task for each
+    /// that is.
     fn tell_sessions(&self) {
-        let peers: Vec<Peer<RoleServer>> = {
-            let waiting = self.server.shared.listing_changes.waiting.lock();
-            waiting.sessions.values().cloned().collect()
-        };
-        for peer in peers {
-            if peer.is_transport_closed() {
+        let changes = &self.server.shared.listing_changes;
+        let mut waiting = changes.waiting.lock();
+        for (&number, enrolled) in &mut waiting.sessions {
+            if enrolled.sending {
+                enrolled.again = true;
                 continue;
             }
+            enrolled.sending = true;
+            let (peer, changes) = (enrolled.peer.clone(), Arc::clone(changes));
             tokio::spawn(async move {
-                // A client gone meanwhile: its session is ending, and so its enrolment.
-                let _ = peer.notify_tool_list_changed().await;
+                loop {
+                    // A client gone meanwhile: its session is ending, and so its enrolment.
+                    let sent = peer.notify_tool_list_changed().await.is_ok();
+                    let mut waiting = changes.waiting.lock();
+                    let Some(enrolled) = waiting.sessions.get_mut(&number) else {
+                        return;
+                    };
+                    if !sent || !std::mem::take(&mut enrolled.again) {
+                        enrolled.sending = false;
+                        return;
+                    }
+                }
             });
         }
     }
@@ -204,6 +244,7 @@ impl Watcher {
         self.server.shared.listing_changes.waiting.lock().versions = None;
     }
 }
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -284,6 +325,10 @@ mod tests {
         }
         eventually("both sessions enrolled", || changes.enrolled() == 2).await;
         assert!(changes.is_running());
+        // A second `notifications/initialized` enrols nothing more.
+        clients[0].notify_initialized().await.expect("sent");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert_eq!(changes.enrolled(), 2);
 
         // One session ends: it is taken out, the other stays, and so does the watcher.
         clients.remove(0).cancel().await.expect("closes");

@@ -98,7 +98,8 @@ pub(crate) async fn serve<A, F>(
             let answer = answer.clone();
             // `map`, not an `async` block awaiting the future: such a block holds the future
             // twice (as captured and as awaited), which doubled what hyper keeps per
-            // connection (8.4 KB) and copied it at every request.
+            // connection (8.4 KB), and a build whose compiler did not build it in place
+            // copied all of it at every request.
             let service = hyper::service::service_fn(move |request: Request<_>| {
                 answer(request.map(Body::new)).map(Ok::<_, Infallible>)
             });
