@@ -61,7 +61,7 @@ impl ListingChanges {
     /// (on the current Tokio runtime) if none runs.
     pub(super) fn subscribe(&self, server: &ToolServer) -> Changes {
         let mut waiting = self.waiting.lock();
-        let mut versions = Self::watched(&mut waiting, server);
+        let mut versions = Self::watched(&mut waiting, server).clone();
         versions.mark_unchanged();
         Changes { versions }
     }
@@ -91,11 +91,14 @@ impl ListingChanges {
         }
     }
 
-    /// The running watcher's versions, starting one if none runs.
-    fn watched(waiting: &mut Waiting, server: &ToolServer) -> watch::Receiver<u64> {
-        if let Some(versions) = waiting.versions.as_ref() {
-            return versions.clone();
-        }
+    /// The running watcher's versions, starting one if none runs (borrowed: a session's
+    /// enrolment needs only the watcher running, not a receiver of its own).
+    fn watched<'a>(waiting: &'a mut Waiting, server: &ToolServer) -> &'a watch::Receiver<u64> {
+        waiting.versions.get_or_insert_with(|| Self::start(server))
+    }
+
+    /// Starts a watcher of `server`'s listing, returning a receiver of its versions.
+    fn start(server: &ToolServer) -> watch::Receiver<u64> {
         let (publish, versions) = watch::channel(0);
         // The baseline is taken now, before anything is awaited, so that a change made right
         // after the session began is not mistaken for the baseline.
@@ -104,7 +107,6 @@ impl ListingChanges {
             listing: server.listing().ok(),
         };
         tokio::spawn(watcher.run(publish));
-        waiting.versions = Some(versions.clone());
         versions
     }
 
