@@ -346,54 +346,66 @@ fn route(gate: Arc<Gate>, request: Request) -> impl Future<Output = Response> + 
     Either::Right(std::future::ready(immediate))
 }
 
-async fn answer(gate: Arc<Gate>, mut request: Request) -> Response {
-    let gate = &*gate;
-    // Who is asking, when tokens are required: the sessions they open are theirs alone.
-    let mut owner = None;
-    if let Some(tokens) = &gate.bearer {
-        let sent = request.headers().get(header::AUTHORIZATION);
-        match tokens.admitted(sent.map(HeaderValue::as_bytes)) {
-            Some(index) => owner = Some(owners::bearer(index)),
-            None => return unauthorized(sent.is_some()),
+/// The endpoint's answer to `request`: who is asking and from where are checked, then the
+/// request is served by its method.
+///
+/// A plain function returning an `async` block, as [`Gate::post`] is: an `async fn` would
+/// keep its arguments twice (as passed, and as its body's own bindings), 240 bytes more of
+/// request in the future hyper keeps.
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its arguments twice"
+)]
+fn answer(gate: Arc<Gate>, mut request: Request) -> impl Future<Output = Response> + Send {
+    async move {
+        let gate = &*gate;
+        // Who is asking, when tokens are required: the sessions they open are theirs alone.
+        let mut owner = None;
+        if let Some(tokens) = &gate.bearer {
+            let sent = request.headers().get(header::AUTHORIZATION);
+            match tokens.admitted(sent.map(HeaderValue::as_bytes)) {
+                Some(index) => owner = Some(owners::bearer(index)),
+                None => return unauthorized(sent.is_some()),
+            }
         }
-    }
-    #[cfg(feature = "mcp-remote")]
-    if let Some(oauth) = &gate.oauth {
-        // Owned: the request (its body) is not held across the introspection's await.
-        let authorization = request
+        #[cfg(feature = "mcp-remote")]
+        if let Some(oauth) = &gate.oauth {
+            // Owned: the request (its body) is not held across the introspection's await.
+            let authorization = request
+                .headers()
+                .get(header::AUTHORIZATION)
+                .map(|value| value.as_bytes().to_vec());
+            match oauth_check(oauth, &gate.owners, authorization.as_deref()).await {
+                Ok(identity) => owner = Some(identity),
+                Err(refusal) => return refusal,
+            }
+        }
+        let origin = request
             .headers()
-            .get(header::AUTHORIZATION)
-            .map(|value| value.as_bytes().to_vec());
-        match oauth_check(oauth, &gate.owners, authorization.as_deref()).await {
-            Ok(identity) => owner = Some(identity),
-            Err(refusal) => return refusal,
+            .get(header::ORIGIN)
+            .map(HeaderValue::as_bytes);
+        if let Err(reason) = gate.origins.check(origin) {
+            tracing::warn!(%reason, "refused an MCP request");
+            let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
+            return json_error(StatusCode::FORBIDDEN, &error);
         }
-    }
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .map(HeaderValue::as_bytes);
-    if let Err(reason) = gate.origins.check(origin) {
-        tracing::warn!(%reason, "refused an MCP request");
-        let error = JsonRpcError::new(None, ErrorCode::INVALID_REQUEST.0, reason);
-        return json_error(StatusCode::FORBIDDEN, &error);
-    }
-    if let Some(owner) = &owner
-        && let Some(session) = session_of(request.headers())
-        && !gate.owners.admits(session, owner)
-    {
-        // Answered exactly as a session that does not exist: whether it does is not this
-        // caller's to learn.
-        tracing::debug!("a request named a session another identity opened");
-        request
-            .headers_mut()
-            .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
-    }
-    match *request.method() {
-        Method::POST => gate.post(request, owner).await,
-        Method::DELETE => gate.delete(request).await,
-        Method::GET => gate.get(request).await,
-        _ => gate.forward(request, None).await,
+        if let Some(owner) = &owner
+            && let Some(session) = session_of(request.headers())
+            && !gate.owners.admits(session, owner)
+        {
+            // Answered exactly as a session that does not exist: whether it does is not this
+            // caller's to learn.
+            tracing::debug!("a request named a session another identity opened");
+            request
+                .headers_mut()
+                .insert(SESSION_HEADER, HeaderValue::from_static(NO_SESSION));
+        }
+        match *request.method() {
+            Method::POST => gate.post(request, owner).await,
+            Method::DELETE => gate.delete(request).await,
+            Method::GET => gate.get(request).await,
+            _ => gate.forward(request, None).await,
+        }
     }
 }
 
@@ -509,82 +521,90 @@ fn unauthorized(sent: bool) -> Response {
 
 impl Gate {
     /// A POST; a session it opens is `owner`'s, when tokens are required.
-    async fn post(&self, request: Request, owner: Option<Owner>) -> Response {
-        let (parts, body) = request.into_parts();
-        let bytes = match read_body(body, self.max_body).await {
-            Ok(bytes) => bytes,
-            Err(response) => return response,
-        };
-        let session = session_of(&parts.headers);
-        self.touch(session);
-        // Only the method and id are read here: `rmcp` parses the message itself, and a body it
-        // cannot read is answered with what is wrong with it (see `forward_body`).
-        let Some(envelope) = jsonrpc::envelope(&bytes) else {
-            return refused(&bytes);
-        };
-        let id = envelope.id.clone();
-        let opens_session = envelope.is_request("initialize") && session.is_none();
-        let is_call = envelope.is_request("tools/call");
-        // A call in a session is answered on a stream its tool may close (SSE polling).
-        let sessionless = parts
-            .headers
-            .get(PROTOCOL_HEADER)
-            .and_then(|value| value.to_str().ok())
-            .is_some_and(|version| version >= SESSIONLESS_PROTOCOL);
-        let call = match session {
-            Some(session) if is_call && !sessionless => Some(self.streams.call(session)),
-            _ => None,
-        };
-        let session = session.map(str::to_owned);
-        let mut parts = parts;
-        if let Some(call) = &call {
-            parts.extensions.insert(Arc::clone(call));
-        }
-        let request = Request::from_parts(parts, Body::from(bytes.clone()));
-        if !opens_session {
-            let response = self.forward_body(request, id, &bytes).await;
-            let response = match call {
-                Some(call) if has_content_type(&response, "text/event-stream") => {
-                    response.map(|body| call.watch(body))
-                }
-                _ => response,
+    ///
+    /// Not an `async fn`: its future would hold the request as passed beside the parts taken
+    /// from it (see [`answer`]).
+    fn post(
+        &self,
+        request: Request,
+        owner: Option<Owner>,
+    ) -> impl Future<Output = Response> + Send {
+        let (mut parts, body) = request.into_parts();
+        async move {
+            let bytes = match read_body(body, self.max_body).await {
+                Ok(bytes) => bytes,
+                Err(response) => return response,
             };
-            return answer::prefer_json(self.live(session.as_deref(), response)).await;
-        }
-        let Some(place) = self.open().await else {
-            tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
-            let error = JsonRpcError::new(
-                id,
-                jsonrpc::SERVER_BUSY,
-                format!(
-                    "Too many sessions: this server holds at most {} MCP sessions at once and \
+            let session = session_of(&parts.headers);
+            self.touch(session);
+            // Only the method and id are read here: `rmcp` parses the message itself, and a body it
+            // cannot read is answered with what is wrong with it (see `forward_body`).
+            let Some(envelope) = jsonrpc::envelope(&bytes) else {
+                return refused(&bytes);
+            };
+            let id = envelope.id.clone();
+            let opens_session = envelope.is_request("initialize") && session.is_none();
+            let is_call = envelope.is_request("tools/call");
+            // A call in a session is answered on a stream its tool may close (SSE polling).
+            let sessionless = parts
+                .headers
+                .get(PROTOCOL_HEADER)
+                .and_then(|value| value.to_str().ok())
+                .is_some_and(|version| version >= SESSIONLESS_PROTOCOL);
+            let call = match session {
+                Some(session) if is_call && !sessionless => Some(self.streams.call(session)),
+                _ => None,
+            };
+            let session = session.map(str::to_owned);
+            if let Some(call) = &call {
+                parts.extensions.insert(Arc::clone(call));
+            }
+            let request = Request::from_parts(parts, Body::from(bytes.clone()));
+            if !opens_session {
+                let response = self.forward_body(request, id, &bytes).await;
+                let response = match call {
+                    Some(call) if has_content_type(&response, "text/event-stream") => {
+                        response.map(|body| call.watch(body))
+                    }
+                    _ => response,
+                };
+                return answer::prefer_json(self.live(session.as_deref(), response)).await;
+            }
+            let Some(place) = self.open().await else {
+                tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
+                let error = JsonRpcError::new(
+                    id,
+                    jsonrpc::SERVER_BUSY,
+                    format!(
+                        "Too many sessions: this server holds at most {} MCP sessions at once and \
                      all are in use, so no session was opened. End one (HTTP DELETE with its \
                      Mcp-Session-Id) or retry later: a session idle for {} s ends by itself.",
-                    self.max_sessions,
-                    self.idle.as_secs()
-                ),
-            );
-            return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
-        };
-        let response =
-            answer::prefer_json(self.forward_body(request, id.clone(), &bytes).await).await;
-        // rmcp has registered the session (or failed to) by the time it answers.
-        drop(place);
-        if response.status().is_success()
-            && let Some(session) = session_of(response.headers())
-        {
-            self.liveness.touch(session);
+                        self.max_sessions,
+                        self.idle.as_secs()
+                    ),
+                );
+                return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
+            };
+            let response =
+                answer::prefer_json(self.forward_body(request, id.clone(), &bytes).await).await;
+            // rmcp has registered the session (or failed to) by the time it answers.
+            drop(place);
+            if response.status().is_success()
+                && let Some(session) = session_of(response.headers())
+            {
+                self.liveness.touch(session);
+            }
+            #[cfg(feature = "mcp-redis")]
+            let response = self.shared(response, id).await;
+            if let Some(owner) = owner
+                && let Some(session) = session_of(response.headers())
+            {
+                let live = self.manager.sessions.read().await;
+                self.owners
+                    .bind(session, owner, |session| live.contains_key(session));
+            }
+            response
         }
-        #[cfg(feature = "mcp-redis")]
-        let response = self.shared(response, id).await;
-        if let Some(owner) = owner
-            && let Some(session) = session_of(response.headers())
-        {
-            let live = self.manager.sessions.read().await;
-            self.owners
-                .bind(session, owner, |session| live.contains_key(session));
-        }
-        response
     }
 
     /// Takes a place for a new session, if there is one left.
