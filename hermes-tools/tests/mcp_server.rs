@@ -24,7 +24,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 /// How long a notification may take (the server polls every 20 ms here).
-const PATIENCE: Duration = Duration::from_secs(5);
+const PATIENCE: Duration = Duration::from_secs(10);
 
 fn demo_registry() -> ToolRegistry {
     let registry = ToolRegistry::new();

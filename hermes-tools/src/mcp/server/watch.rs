@@ -294,9 +294,10 @@ mod tests {
         assert!(third.next().await);
     }
 
-    /// Polls `done` (with real time passing) until it holds or a few seconds have gone.
+    /// Polls `done` (with real time passing) until it holds, or panics after 20 s: a bound
+    /// for a machine busy with other work, not a measure of speed.
     async fn eventually(what: &str, done: impl Fn() -> bool) {
-        for _ in 0..500 {
+        for _ in 0..2000 {
             if done() {
                 return;
             }
