@@ -23,6 +23,7 @@ use rmcp::model::{
 };
 use serde::Deserializer as _;
 use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// The JSON-RPC code for a server that cannot take more work now (the implementation-defined
@@ -114,19 +115,26 @@ pub(super) fn read_message(bytes: &[u8]) -> Incoming {
     shape_problem(&value, &error)
 }
 
-/// What the HTTP gate needs of a message before `rmcp` reads it: its method and id.
-#[derive(Debug, PartialEq)]
-pub(super) struct Envelope {
+/// What the HTTP gate needs of a message before `rmcp` reads it: its method and id, borrowed
+/// from the body.
+#[derive(Debug)]
+pub(super) struct Envelope<'a> {
     /// The method, for a request or a notification.
-    pub(super) method: Option<String>,
-    /// The id of a request (a message with a method and an id).
-    pub(super) id: Option<Value>,
+    pub(super) method: Option<Cow<'a, str>>,
+    /// The id of a request (a message with a method and an id), as written.
+    id: Option<&'a RawValue>,
 }
 
-impl Envelope {
+impl Envelope<'_> {
     /// Whether the message is a request of `method`.
     pub(super) fn is_request(&self, method: &str) -> bool {
         self.id.is_some() && self.method.as_deref() == Some(method)
+    }
+
+    /// The id of a request, for an answer the gate gives itself (an error, say): read only
+    /// then, since most requests are answered by `rmcp`.
+    pub(super) fn id(&self) -> Option<Value> {
+        self.id.and_then(|id| serde_json::from_str(id.get()).ok())
     }
 }
 
@@ -135,22 +143,25 @@ impl Envelope {
 /// are skipped, not kept). `None` for a body that is not a JSON object with a string method
 /// or none: [`read_message`] then says what is wrong with it, as it does for a body `rmcp`
 /// refuses (see [`refusal`]).
-pub(super) fn envelope(bytes: &[u8]) -> Option<Envelope> {
+pub(super) fn envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
     #[derive(serde::Deserialize)]
     struct Probe<'a> {
         #[serde(borrow, default)]
         method: Option<Cow<'a, str>>,
-        #[serde(default)]
-        id: Option<Value>,
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
     }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let probe: Probe<'_> = serde_json::from_slice(bytes).ok()?;
-    let method = probe.method.map(Cow::into_owned);
-    // A response of the client's (an id, no method) is not a request.
-    let id = probe
-        .id
-        .filter(|id| method.is_some() && (id.is_string() || id.is_number()));
-    Some(Envelope { method, id })
+    // A response of the client's (an id, no method) is not a request, and an id is a string
+    // or a number.
+    let id = probe.id.filter(|id| {
+        probe.method.is_some() && matches!(id.get().as_bytes()[0], b'"' | b'-' | b'0'..=b'9')
+    });
+    Some(Envelope {
+        method: probe.method,
+        id,
+    })
 }
 
 /// The answer for a body that is not a message `rmcp` reads (what [`read_message`] refuses
@@ -404,7 +415,7 @@ mod tests {
         let request = envelope(call).expect("a request");
         assert!(request.is_request("tools/call"));
         assert!(!request.is_request("initialize"));
-        assert_eq!(request.id, Some(json!(7)));
+        assert_eq!(request.id(), Some(json!(7)));
         // An escaped method is read (owned), as rmcp reads it.
         let escaped = br#"{"jsonrpc":"2.0","id":"a","method":"initializ\u0065","params":{}}"#;
         assert!(
@@ -416,11 +427,18 @@ mod tests {
         let note = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
         let note = envelope(note).expect("a notification");
         assert_eq!(
-            (note.method.as_deref(), note.id),
+            (note.method.as_deref(), note.id()),
             (Some("notifications/initialized"), None)
         );
         let response = envelope(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).expect("a response");
-        assert_eq!((response.method, response.id), (None, None));
+        assert_eq!((response.method.as_deref(), response.id()), (None, None));
+        // An id that is neither a string nor a number is no request's.
+        let odd = envelope(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#).expect("read");
+        assert!(!odd.is_request("ping"));
+        let string = envelope(br#"{"id" : "x\"y", "method":"ping"}"#).expect("read");
+        assert_eq!(string.id(), Some(json!("x\"y")));
+        let negative = envelope(br#"{"id":-2,"method":"initialize"}"#).expect("read");
+        assert_eq!(negative.id(), Some(json!(-2)));
         // What is no object with a string method is left to `read_message` to explain.
         for body in [
             &b"[1]"[..],
@@ -428,7 +446,11 @@ mod tests {
             b"{\"id\": 1, \"method\": ",
             b"",
         ] {
-            assert_eq!(envelope(body), None, "{}", String::from_utf8_lossy(body));
+            assert!(
+                envelope(body).is_none(),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
             assert!(refusal(body).is_some());
         }
         // A readable envelope of a message rmcp refuses: `refusal` says what is wrong.

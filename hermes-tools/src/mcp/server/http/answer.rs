@@ -25,7 +25,6 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use futures_util::{FutureExt, StreamExt};
-use serde::Deserialize as _;
 use serde::de::IgnoredAny;
 
 /// How long an answer may take and still go out as one JSON body; a longer one is streamed.
@@ -138,32 +137,61 @@ fn read_frame(frame: &[u8]) -> Frame<'_> {
     if events != 1 {
         return Frame::Other;
     }
-    let is_answer = serde_json::from_str::<Members>(data)
-        .is_ok_and(|message| !message.method && message.id && (message.result || message.error));
-    if is_answer {
+    if is_answer(data) {
         Frame::Answer(data)
     } else {
         Frame::Other
     }
 }
 
-/// Which members a JSON-RPC message has (`null` counts), read without building it: an answer
-/// may be large.
-#[derive(serde::Deserialize)]
-struct Members {
-    #[serde(default, deserialize_with = "present")]
-    method: bool,
-    #[serde(default, deserialize_with = "present")]
-    id: bool,
-    #[serde(default, deserialize_with = "present")]
-    result: bool,
-    #[serde(default, deserialize_with = "present")]
-    error: bool,
+/// Whether `message`, a JSON-RPC message `rmcp` wrote, is a response (a result or an error
+/// for an id).
+///
+/// Read up to the first member that tells, not to the end: `rmcp` writes `jsonrpc`, `id`,
+/// then `result`, `error` or `method` (serde keeps a struct's member order), and an answer,
+/// an `initialize`'s above all, is mostly its result, which need not be scanned for a decision
+/// its first members already made. The bytes are sent on as they are, so nothing here
+/// vouches for the rest of them (`rmcp` wrote them from a value).
+fn is_answer(message: &str) -> bool {
+    let mut verdict = None;
+    let mut reader = serde_json::Deserializer::from_str(message);
+    // Stopping early leaves the object unclosed, which the deserializer reports as an error
+    // after the visitor returns: the verdict is what counts.
+    let _ = serde::Deserializer::deserialize_map(&mut reader, FirstMembers(&mut verdict));
+    verdict.unwrap_or(false)
 }
 
-/// `true` for a member that is there, whatever its value.
-fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
-    IgnoredAny::deserialize(value).map(|_| true)
+/// Reads a message's members until one of `result`, `error` or `method` decides what it is.
+struct FirstMembers<'v>(&'v mut Option<bool>);
+
+impl<'de> serde::de::Visitor<'de> for FirstMembers<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut members: M) -> Result<(), M::Error> {
+        let mut id = false;
+        while let Some(name) = members.next_key::<std::borrow::Cow<'de, str>>()? {
+            match &*name {
+                // A request of the server's (a question to the client) or a notification.
+                "method" => {
+                    *self.0 = Some(false);
+                    return Ok(());
+                }
+                "result" | "error" => {
+                    *self.0 = Some(id);
+                    return Ok(());
+                }
+                // `null` counts: an error answering a request whose id could not be read.
+                "id" => id = true,
+                _ => {}
+            }
+            members.next_value::<IgnoredAny>()?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -197,6 +225,12 @@ mod tests {
         assert!(matches!(read_frame(unread), Frame::Answer(_)));
         let no_id = b"data: {\"jsonrpc\":\"2.0\",\"result\":{}}\n\n";
         assert_eq!(read_frame(no_id), Frame::Other);
+        // Read in rmcp's order only: an id after the result is streamed as it came (rmcp does
+        // not write one), never taken for an answer it is not.
+        let late_id = b"data: {\"jsonrpc\":\"2.0\",\"result\":{},\"id\":1}\n\n";
+        assert_eq!(read_frame(late_id), Frame::Other);
+        let not_an_object = b"data: [1,2]\n\n";
+        assert_eq!(read_frame(not_an_object), Frame::Other);
     }
 
     fn sse(frames: &'static [&'static [u8]]) -> Response {

@@ -34,8 +34,13 @@ const LONGEST_SWEEP: Duration = Duration::from_secs(5);
 pub(crate) struct Liveness {
     manager: Arc<LocalSessionManager>,
     idle: Duration,
-    sessions: Mutex<HashMap<Arc<str>, Activity>>,
+    sessions: Mutex<Sessions>,
 }
+
+/// Each session's activity, by its id. Hashed with foldhash, not SipHash: every request of a
+/// session hashes its id here, and the ids are `rmcp`'s (random UUIDs of sessions it served),
+/// never a client's choice, so there is no flooding to resist.
+type Sessions = HashMap<Arc<str>, Activity, foldhash::fast::RandomState>;
 
 /// What a session is doing.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +57,7 @@ impl Liveness {
         Self {
             manager,
             idle,
-            sessions: Mutex::new(HashMap::new()),
+            sessions: Mutex::new(Sessions::default()),
         }
     }
 
@@ -136,7 +141,7 @@ impl Liveness {
 /// list lacks it. A known session (every request but its first) is found by `&str` and keyed
 /// by the list's own `Arc`: no allocation.
 fn listed<'m>(
-    sessions: &'m mut HashMap<Arc<str>, Activity>,
+    sessions: &'m mut Sessions,
     session: &str,
     now: Instant,
 ) -> (Arc<str>, &'m mut Activity) {

@@ -68,6 +68,7 @@ use rmcp::model::ErrorCode;
 use rmcp::transport::streamable_http_server::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+#[cfg(feature = "mcp-redis")]
 use serde_json::Value;
 use tokio::net::TcpListener;
 
@@ -542,7 +543,6 @@ impl Gate {
             let Some(envelope) = jsonrpc::envelope(&bytes) else {
                 return refused(&bytes);
             };
-            let id = envelope.id.clone();
             let opens_session = envelope.is_request("initialize") && session.is_none();
             let is_call = envelope.is_request("tools/call");
             // A call in a session is answered on a stream its tool may close (SSE polling).
@@ -561,7 +561,7 @@ impl Gate {
             }
             let request = Request::from_parts(parts, Body::from(bytes.clone()));
             if !opens_session {
-                let response = self.forward_body(request, id, &bytes).await;
+                let response = self.forward_body(request, &envelope, &bytes).await;
                 let response = match call {
                     Some(call) if has_content_type(&response, "text/event-stream") => {
                         response.map(|body| call.watch(body))
@@ -573,7 +573,7 @@ impl Gate {
             let Some(place) = self.open().await else {
                 tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
                 let error = JsonRpcError::new(
-                    id,
+                    envelope.id(),
                     jsonrpc::SERVER_BUSY,
                     format!(
                         "Too many sessions: this server holds at most {} MCP sessions at once and \
@@ -586,7 +586,7 @@ impl Gate {
                 return json_error(StatusCode::SERVICE_UNAVAILABLE, &error);
             };
             let response =
-                answer::prefer_json(self.forward_body(request, id.clone(), &bytes).await).await;
+                answer::prefer_json(self.forward_body(request, &envelope, &bytes).await).await;
             // rmcp has registered the session (or failed to) by the time it answers.
             drop(place);
             if response.status().is_success()
@@ -595,7 +595,7 @@ impl Gate {
                 self.liveness.touch(session);
             }
             #[cfg(feature = "mcp-redis")]
-            let response = self.shared(response, id).await;
+            let response = self.shared(response, envelope.id()).await;
             if let Some(owner) = owner
                 && let Some(session) = session_of(response.headers())
             {
@@ -738,8 +738,13 @@ impl Gate {
 
     /// [`forward`](Self::forward) of a POST whose body is `bytes`: a body `rmcp` could not
     /// read as a message (415) is answered with what is wrong with it, as a JSON-RPC error.
-    async fn forward_body(&self, request: Request, id: Option<Value>, bytes: &Bytes) -> Response {
-        let response = self.forward(request, id).await;
+    async fn forward_body(
+        &self,
+        request: Request,
+        envelope: &jsonrpc::Envelope<'_>,
+        bytes: &Bytes,
+    ) -> Response {
+        let response = self.forward(request, Some(envelope)).await;
         if response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE
             && let Some(error) = jsonrpc::refusal(bytes)
         {
@@ -748,8 +753,13 @@ impl Gate {
         response
     }
 
-    /// `rmcp` answers; a plain-text error of its gets a JSON-RPC body (with `id`, if known).
-    async fn forward(&self, request: Request, id: Option<Value>) -> Response {
+    /// `rmcp` answers; a plain-text error of its gets a JSON-RPC body (with the id of the
+    /// message in `envelope`, if known).
+    async fn forward(
+        &self,
+        request: Request,
+        envelope: Option<&jsonrpc::Envelope<'_>>,
+    ) -> Response {
         // Boxed: rmcp's future is about 7 KB, and each async fn that awaited it in place would
         // carry (and move) all of it; on the heap, it is moved once.
         let response = Box::pin(self.service.handle(request)).await.map(Body::new);
@@ -773,6 +783,7 @@ impl Gate {
         } else {
             text
         };
+        let id = envelope.and_then(jsonrpc::Envelope::id);
         let mut rewritten = json_error(status, &JsonRpcError::new(id, code, message));
         // Keep what the status needs (`Allow` on a 405, say).
         for (name, value) in &parts.headers {
@@ -833,9 +844,13 @@ fn has_content_type(response: &Response, media: &str) -> bool {
 }
 
 /// The body, up to `limit` bytes; a longer body is answered 413 without reading the rest.
+///
+/// A body hyper read in one piece (a small POST with its `Content-Length`: nearly every
+/// message) is returned as that piece, not copied; only a body that came in several is joined.
 async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
     let mut stream = body.into_data_stream();
-    let mut collected = Vec::new();
+    let mut first = Bytes::new();
+    let mut joined: Option<Vec<u8>> = None;
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|err| {
             let error = JsonRpcError::new(
@@ -845,20 +860,88 @@ async fn read_body(body: Body, limit: usize) -> Result<Bytes, Response> {
             );
             json_error(StatusCode::BAD_REQUEST, &error)
         })?;
-        if collected.len() + chunk.len() > limit {
-            let head = [collected.as_slice(), &chunk].concat();
+        let read = joined.as_ref().map_or(first.len(), Vec::len);
+        if read + chunk.len() > limit {
+            let head = [joined.as_deref().unwrap_or(&first), &chunk].concat();
             let head = &head[..jsonrpc::id_search_bytes(limit).min(head.len())];
             return Err(json_error(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &jsonrpc::oversize(head, limit),
             ));
         }
-        collected.extend_from_slice(&chunk);
+        match &mut joined {
+            Some(joined) => joined.extend_from_slice(&chunk),
+            None if first.is_empty() => first = chunk,
+            None => joined = Some([&first[..], &chunk].concat()),
+        }
     }
-    Ok(Bytes::from(collected))
+    Ok(joined.map_or(first, Bytes::from))
 }
 
 fn json_error(status: StatusCode, error: &JsonRpcError) -> Response {
     let body = error.to_value().to_string();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body_of(chunks: &[&'static [u8]]) -> (Body, Vec<Bytes>) {
+        let chunks: Vec<Bytes> = chunks.iter().copied().map(Bytes::from_static).collect();
+        let stream =
+            futures_util::stream::iter(chunks.clone().into_iter().map(Ok::<_, axum::Error>));
+        (Body::from_stream(stream), chunks)
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_piece_is_that_piece_and_one_in_several_is_joined() {
+        let (body, chunks) = body_of(&[br#"{"jsonrpc":"2.0","method":"ping","id":1}"#]);
+        let read = read_body(body, 1024).await.expect("within the limit");
+        assert_eq!(read, chunks[0]);
+        assert_eq!(read.as_ptr(), chunks[0].as_ptr(), "not copied");
+
+        let (body, _) = body_of(&[
+            br#"{"jsonrpc":"2.0","#,
+            b"",
+            br#""method":"ping","#,
+            br#""id":1}"#,
+        ]);
+        let read = read_body(body, 1024).await.expect("within the limit");
+        assert_eq!(&read[..], br#"{"jsonrpc":"2.0","method":"ping","id":1}"#);
+
+        let (body, _) = body_of(&[]);
+        assert!(read_body(body, 1024).await.expect("empty").is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_body_over_the_limit_in_any_piece_is_413_with_the_id_read_so_far() {
+        for chunks in [
+            &[
+                br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"x":"0123456789"}}"#
+                    .as_slice(),
+            ][..],
+            &[
+                br#"{"jsonrpc":"2.0","id":7,"#.as_slice(),
+                br#""method":"tools/call","#,
+                br#""params":{"x":"0123456789"}}"#,
+            ][..],
+        ] {
+            let (body, _) = body_of(chunks);
+            let refused = read_body(body, 48).await.expect_err("over the limit");
+            assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+            let text = axum::body::to_bytes(refused.into_body(), 4096)
+                .await
+                .expect("the body");
+            let error: serde_json::Value = serde_json::from_slice(&text).expect("JSON");
+            assert_eq!(error["id"], 7, "{error}");
+            assert!(
+                error["error"]["message"]
+                    .as_str()
+                    .expect("a message")
+                    .contains("48 bytes"),
+                "{error}"
+            );
+        }
+    }
 }
