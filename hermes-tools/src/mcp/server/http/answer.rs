@@ -25,6 +25,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use futures_util::{FutureExt, StreamExt};
+use serde::Deserialize as _;
 use serde::de::IgnoredAny;
 
 /// How long an answer may take and still go out as one JSON body; a longer one is streamed.
@@ -106,92 +107,91 @@ pub(crate) async fn prefer_json(response: Response) -> Response {
 }
 
 /// What `frame` holds (`rmcp` writes one event per frame).
+///
+/// One pass over its lines (events end at an empty line), as the SSE format reads them.
 fn read_frame(frame: &[u8]) -> Frame<'_> {
     let Ok(text) = std::str::from_utf8(frame) else {
         return Frame::Other;
     };
     let mut data = None;
     let mut events = 0;
-    for event in text.split("\n\n").filter(|event| !event.trim().is_empty()) {
-        events += 1;
-        for line in event.lines() {
-            if line.starts_with(':') {
-                // A comment (a keep-alive): the stream is being held open.
+    let mut in_event = false;
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            in_event = false;
+            continue;
+        }
+        if !in_event {
+            in_event = true;
+            events += 1;
+        }
+        if line.starts_with(':') {
+            // A comment (a keep-alive): the stream is being held open.
+            return Frame::Other;
+        }
+        if let Some(value) = line.strip_prefix("data:") {
+            let value = value.strip_prefix(' ').unwrap_or(value);
+            if data.is_some() {
+                // Multi-line data: not how rmcp writes a message.
                 return Frame::Other;
             }
-            if let Some(value) = line.strip_prefix("data:") {
-                let value = value.strip_prefix(' ').unwrap_or(value);
-                if data.is_some() {
-                    // Multi-line data: not how rmcp writes a message.
-                    return Frame::Other;
-                }
-                if !value.is_empty() {
-                    data = Some(value);
-                }
+            if !value.is_empty() {
+                data = Some(value);
             }
         }
     }
     let Some(data) = data else {
         return Frame::Priming;
     };
-    if events != 1 {
-        return Frame::Other;
-    }
-    if is_answer(data) {
+    if events == 1 && is_answer(data) {
         Frame::Answer(data)
     } else {
         Frame::Other
     }
 }
 
-/// Whether `message`, a JSON-RPC message `rmcp` wrote, is a response (a result or an error
-/// for an id).
-///
-/// Read up to the first member that tells, not to the end: `rmcp` writes `jsonrpc`, `id`,
-/// then `result`, `error` or `method` (serde keeps a struct's member order), and an answer,
-/// an `initialize`'s above all, is mostly its result, which need not be scanned for a decision
-/// its first members already made. The bytes are sent on as they are, so nothing here
-/// vouches for the rest of them (`rmcp` wrote them from a value).
+/// Whether `message`, a JSON-RPC message `rmcp` wrote, is a response: a result or an error,
+/// with an id (`null` counts: an error answering a request whose id could not be read).
 fn is_answer(message: &str) -> bool {
-    let mut verdict = None;
-    let mut reader = serde_json::Deserializer::from_str(message);
-    // Stopping early leaves the object unclosed, which the deserializer reports as an error
-    // after the visitor returns: the verdict is what counts.
-    let _ = serde::Deserializer::deserialize_map(&mut reader, FirstMembers(&mut verdict));
-    verdict.unwrap_or(false)
+    if let Some(answer) = as_rmcp_writes_an_answer(message) {
+        return answer;
+    }
+    serde_json::from_str::<Members>(message)
+        .is_ok_and(|message| !message.method && message.id && (message.result || message.error))
 }
 
-/// Reads a message's members until one of `result`, `error` or `method` decides what it is.
-struct FirstMembers<'v>(&'v mut Option<bool>);
+/// Whether `message` begins as `rmcp` writes a response to a request with a number for an
+/// id, `{"jsonrpc":"2.0","id":7,"result":` (or `"error":`): serde writes a struct's members in
+/// their order, and rmcp's response types are `jsonrpc`, `id`, then `result` or `error`. Its
+/// requests and notifications put `method` where an answer's `result` is, so this prefix is
+/// an answer's alone. `None` for any other beginning (a string id, other spacing): read whole.
+fn as_rmcp_writes_an_answer(message: &str) -> Option<bool> {
+    let rest = message.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
+    let rest = rest.strip_prefix('-').unwrap_or(rest);
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let rest = &rest[digits..];
+    (digits > 0 && (rest.starts_with(r#","result":"#) || rest.starts_with(r#","error":"#)))
+        .then_some(true)
+}
 
-impl<'de> serde::de::Visitor<'de> for FirstMembers<'_> {
-    type Value = ();
+/// Which members a JSON-RPC message has (`null` counts), read without building it: an answer
+/// may be large.
+#[derive(serde::Deserialize)]
+struct Members {
+    #[serde(default, deserialize_with = "present")]
+    method: bool,
+    #[serde(default, deserialize_with = "present")]
+    id: bool,
+    #[serde(default, deserialize_with = "present")]
+    result: bool,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+}
 
-    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("a JSON-RPC message")
-    }
-
-    fn visit_map<M: serde::de::MapAccess<'de>>(self, mut members: M) -> Result<(), M::Error> {
-        let mut id = false;
-        while let Some(name) = members.next_key::<std::borrow::Cow<'de, str>>()? {
-            match &*name {
-                // A request of the server's (a question to the client) or a notification.
-                "method" => {
-                    *self.0 = Some(false);
-                    return Ok(());
-                }
-                "result" | "error" => {
-                    *self.0 = Some(id);
-                    return Ok(());
-                }
-                // `null` counts: an error answering a request whose id could not be read.
-                "id" => id = true,
-                _ => {}
-            }
-            members.next_value::<IgnoredAny>()?;
-        }
-        Ok(())
-    }
+/// `true` for a member that is there, whatever its value.
+fn present<'de, D: serde::Deserializer<'de>>(value: D) -> Result<bool, D::Error> {
+    IgnoredAny::deserialize(value).map(|_| true)
 }
 
 #[cfg(test)]
@@ -225,12 +225,23 @@ mod tests {
         assert!(matches!(read_frame(unread), Frame::Answer(_)));
         let no_id = b"data: {\"jsonrpc\":\"2.0\",\"result\":{}}\n\n";
         assert_eq!(read_frame(no_id), Frame::Other);
-        // Read in rmcp's order only: an id after the result is streamed as it came (rmcp does
-        // not write one), never taken for an answer it is not.
-        let late_id = b"data: {\"jsonrpc\":\"2.0\",\"result\":{},\"id\":1}\n\n";
-        assert_eq!(read_frame(late_id), Frame::Other);
+        // Other orders, spacing and ids are read whole.
+        let late_id = b"data: {\"result\":{},\"jsonrpc\":\"2.0\",\"id\":\"a\"}\n\n";
+        assert!(matches!(read_frame(late_id), Frame::Answer(_)));
+        let spaced = b"data: {\"jsonrpc\": \"2.0\", \"id\": -3, \"error\": {}}\n\n";
+        assert!(matches!(read_frame(spaced), Frame::Answer(_)));
+        let asked = b"data: {\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"sampling/createMessage\",\"params\":{}}\n\n";
+        assert_eq!(read_frame(asked), Frame::Other);
         let not_an_object = b"data: [1,2]\n\n";
         assert_eq!(read_frame(not_an_object), Frame::Other);
+        // Two events in one frame, a CRLF frame.
+        let two = b"data: \nid: 0/1\n\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n";
+        assert_eq!(read_frame(two), Frame::Other);
+        let crlf = b"data: {\"jsonrpc\":\"2.0\",\"id\":12,\"result\":{}}\r\nid: 1/3\r\n\r\n";
+        assert_eq!(
+            read_frame(crlf),
+            Frame::Answer(r#"{"jsonrpc":"2.0","id":12,"result":{}}"#)
+        );
     }
 
     fn sse(frames: &'static [&'static [u8]]) -> Response {

@@ -38,8 +38,9 @@ pub(crate) struct Liveness {
 }
 
 /// Each session's activity, by its id. Hashed with foldhash, not SipHash: every request of a
-/// session hashes its id here, and the ids are `rmcp`'s (random UUIDs of sessions it served),
-/// never a client's choice, so there is no flooding to resist.
+/// session hashes its id here, and only ids of sessions `rmcp` holds are listed (random UUIDs
+/// of its making, see [`Liveness::enter`]), never one a client made up, so there is no
+/// flooding to resist.
 type Sessions = HashMap<Arc<str>, Activity, foldhash::fast::RandomState>;
 
 /// What a session is doing.
@@ -61,11 +62,25 @@ impl Liveness {
         }
     }
 
-    /// A request named `session`, and `rmcp` served it (so the session is live here).
-    pub(crate) fn touch(&self, session: &str) {
+    /// `session`, one `rmcp` holds (it has just opened it, or restored it from the shared
+    /// store), is listed, its clock started now.
+    pub(crate) fn enter(&self, session: &str) {
         let now = Instant::now();
         let mut sessions = self.sessions.lock();
         listed(&mut sessions, session, now).1.last = now;
+    }
+
+    /// A request named `session`, and `rmcp` served it: its clock restarts, if it is listed;
+    /// whether it is. Nothing is added: a request served without a session (of the
+    /// 2026-07-28 era) may name any id.
+    pub(crate) fn touch(&self, session: &str) -> bool {
+        match self.sessions.lock().get_mut(session) {
+            Some(activity) => {
+                activity.last = Instant::now();
+                true
+            }
+            None => false,
+        }
     }
 
     /// `body`, a stream of `session`'s: the session is busy until it ends (the answer sent, or
@@ -183,7 +198,7 @@ mod tests {
     async fn a_session_is_idle_only_with_no_stream_open_for_the_whole_timeout() {
         let idle = Duration::from_secs(10);
         let liveness = liveness(idle);
-        liveness.touch("s");
+        liveness.enter("s");
         let body = liveness.hold("s", Body::from("data: \n\n"));
         assert_eq!(liveness.open_streams("s"), Some(1));
         tokio::time::advance(idle * 3).await;
@@ -209,10 +224,10 @@ mod tests {
     async fn a_request_restarts_the_clock_and_a_forgotten_session_is_not_swept() {
         let idle = Duration::from_secs(10);
         let liveness = liveness(idle);
-        liveness.touch("a");
-        liveness.touch("b");
+        liveness.enter("a");
+        liveness.enter("b");
         tokio::time::advance(idle - Duration::from_secs(1)).await;
-        liveness.touch("a");
+        assert!(liveness.touch("a"));
         liveness.forget("b");
         tokio::time::advance(Duration::from_secs(2)).await;
         assert!(liveness.idle_sessions(Instant::now()).is_empty());
@@ -224,7 +239,7 @@ mod tests {
     async fn streams_of_two_sessions_are_counted_apart_known_or_not() {
         let idle = Duration::from_secs(10);
         let liveness = liveness(idle);
-        liveness.touch("a");
+        liveness.enter("a");
         // "b" never named by a request before its stream: held all the same.
         let streams = [
             liveness.hold("a", Body::empty()),
@@ -244,5 +259,25 @@ mod tests {
         assert_eq!(&*ended[0], "b");
         drop(second);
         assert_eq!(liveness.open_streams("a"), Some(0));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_lists_no_session_it_names_only_restarts_a_listed_ones_clock() {
+        let idle = Duration::from_secs(10);
+        let liveness = liveness(idle);
+        assert!(!liveness.touch("made-up"), "not listed");
+        assert_eq!(
+            liveness.open_streams("made-up"),
+            None,
+            "nor listed by the touch"
+        );
+        liveness.enter("s");
+        tokio::time::advance(idle - Duration::from_secs(1)).await;
+        assert!(liveness.touch("s"));
+        tokio::time::advance(Duration::from_secs(2)).await;
+        assert!(
+            liveness.idle_sessions(Instant::now()).is_empty(),
+            "its clock restarted"
+        );
     }
 }

@@ -568,7 +568,8 @@ impl Gate {
                     }
                     _ => response,
                 };
-                return answer::prefer_json(self.live(session.as_deref(), response)).await;
+                let response = self.live(session.as_deref(), response).await;
+                return answer::prefer_json(response).await;
             }
             let Some(place) = self.open().await else {
                 tracing::warn!(limit = self.max_sessions, "refused a new MCP session: full");
@@ -592,7 +593,7 @@ impl Gate {
             if response.status().is_success()
                 && let Some(session) = session_of(response.headers())
             {
-                self.liveness.touch(session);
+                self.liveness.enter(session);
             }
             #[cfg(feature = "mcp-redis")]
             let response = self.shared(response, envelope.id()).await;
@@ -637,16 +638,27 @@ impl Gate {
             Some(call) => response.map(|body| call.resumed(body)),
             None => response,
         };
-        self.live(session.as_deref(), response)
+        self.live(session.as_deref(), response).await
     }
 
-    /// `response` to a request `rmcp` served in `session`: the session's clock restarts, and
-    /// a stream keeps it alive while open (see [`liveness`]).
-    fn live(&self, session: Option<&str>, response: Response) -> Response {
+    /// `response` to a request `rmcp` served naming `session`: the session's clock restarts,
+    /// and a stream keeps it alive while open (see [`liveness`]).
+    ///
+    /// Only a session `rmcp` holds is listed: it serves a request of the 2026-07-28 era
+    /// without a session, whatever `Mcp-Session-Id` it names, and an id a client made up must
+    /// take no place on the list.
+    async fn live(&self, session: Option<&str>, response: Response) -> Response {
         let Some(session) = session.filter(|_| response.status().is_success()) else {
             return response;
         };
-        self.liveness.touch(session);
+        if !self.liveness.touch(session) {
+            // Unlisted: a session restored from the shared store (another replica opened it)
+            // is listed now; an id no session of rmcp's has is not.
+            if !self.manager.sessions.read().await.contains_key(session) {
+                return response;
+            }
+            self.liveness.enter(session);
+        }
         if has_content_type(&response, "text/event-stream") {
             response.map(|body| self.liveness.hold(session, body))
         } else {
