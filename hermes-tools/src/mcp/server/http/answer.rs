@@ -152,27 +152,28 @@ fn read_frame(frame: &[u8]) -> Frame<'_> {
 }
 
 /// Whether `message`, a JSON-RPC message `rmcp` wrote, is a response: a result or an error,
-/// with an id (`null` counts: an error answering a request whose id could not be read).
+/// with an id (`null` counts, as JSON-RPC has an error answering a request whose id could
+/// not be read; rmcp leaves such an id out, and its answer is then streamed).
 fn is_answer(message: &str) -> bool {
-    if let Some(answer) = as_rmcp_writes_an_answer(message) {
-        return answer;
-    }
-    serde_json::from_str::<Members>(message)
-        .is_ok_and(|message| !message.method && message.id && (message.result || message.error))
+    begins_as_rmcp_answers(message)
+        || serde_json::from_str::<Members>(message)
+            .is_ok_and(|message| !message.method && message.id && (message.result || message.error))
 }
 
 /// Whether `message` begins as `rmcp` writes a response to a request with a number for an
 /// id, `{"jsonrpc":"2.0","id":7,"result":` (or `"error":`): serde writes a struct's members in
 /// their order, and rmcp's response types are `jsonrpc`, `id`, then `result` or `error`. Its
-/// requests and notifications put `method` where an answer's `result` is, so this prefix is
-/// an answer's alone. `None` for any other beginning (a string id, other spacing): read whole.
-fn as_rmcp_writes_an_answer(message: &str) -> Option<bool> {
-    let rest = message.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
+/// requests put `method` where an answer's `result` is, and its notifications have no id, so
+/// this beginning is an answer's alone. `false` says nothing: another beginning (a string id,
+/// other spacing) is read whole.
+fn begins_as_rmcp_answers(message: &str) -> bool {
+    let Some(rest) = message.strip_prefix(r#"{"jsonrpc":"2.0","id":"#) else {
+        return false;
+    };
     let rest = rest.strip_prefix('-').unwrap_or(rest);
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let rest = &rest[digits..];
-    (digits > 0 && (rest.starts_with(r#","result":"#) || rest.starts_with(r#","error":"#)))
-        .then_some(true)
+    digits > 0 && (rest.starts_with(r#","result":"#) || rest.starts_with(r#","error":"#))
 }
 
 /// Which members a JSON-RPC message has (`null` counts), read without building it: an answer

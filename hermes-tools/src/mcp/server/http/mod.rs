@@ -641,25 +641,28 @@ impl Gate {
         self.live(session.as_deref(), response).await
     }
 
-    /// `response` to a request `rmcp` served naming `session`: the session's clock restarts,
-    /// and a stream keeps it alive while open (see [`liveness`]).
+    /// `response` to a request naming `session`: the session's clock restarts, and a stream
+    /// keeps it alive while open (see [`liveness`]).
     ///
     /// Only a session `rmcp` holds is listed: it serves a request of the 2026-07-28 era
     /// without a session, whatever `Mcp-Session-Id` it names, and an id a client made up must
-    /// take no place on the list.
+    /// take no place on the list. Whatever the answer: `rmcp` may restore a session from the
+    /// shared store and then refuse the request (a bad header), and a session never listed
+    /// would never be ended when idle.
     async fn live(&self, session: Option<&str>, response: Response) -> Response {
-        let Some(session) = session.filter(|_| response.status().is_success()) else {
+        let Some(session) = session else {
             return response;
         };
         if !self.liveness.touch(session) {
             // Unlisted: a session restored from the shared store (another replica opened it)
             // is listed now; an id no session of rmcp's has is not.
-            if !self.manager.sessions.read().await.contains_key(session) {
+            let live = self.manager.sessions.read().await;
+            if !live.contains_key(session) {
                 return response;
             }
             self.liveness.enter(session);
         }
-        if has_content_type(&response, "text/event-stream") {
+        if response.status().is_success() && has_content_type(&response, "text/event-stream") {
             response.map(|body| self.liveness.hold(session, body))
         } else {
             response
