@@ -283,3 +283,52 @@ fn lint_exits_0_with_delegate_task_strict_mode_acknowledged() {
         "{line}"
     );
 }
+
+#[test]
+fn serve_refuses_a_worker_count_it_cannot_use_and_serves_on_one_it_can() {
+    for bad in ["0", "", "two"] {
+        let output = cli_command(&["serve"])
+            .env("TOKIO_WORKER_THREADS", bad)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("TOKIO_WORKER_THREADS is {bad:?}"))
+                && stderr.contains("at least 1")
+                && !stderr.contains("panicked"),
+            "{bad:?}: {stderr}"
+        );
+    }
+
+    // On one worker thread, a stdio session is served and ends with its input.
+    let initialize = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "cli-test", "version": "1"},
+        },
+    });
+    let output = {
+        let mut child = cli_command(&["serve"])
+            .env("TOKIO_WORKER_THREADS", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        writeln!(stdin, "{initialize}").unwrap();
+        drop(stdin);
+        child.wait_with_output().unwrap()
+    };
+    let answer: Value = serde_json::from_str(stdout(&output).lines().next().unwrap()).unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(
+        answer["result"]["serverInfo"]["name"].is_string(),
+        "{answer}"
+    );
+    assert!(output.status.success(), "{:?}", output.status);
+}

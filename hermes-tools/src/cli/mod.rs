@@ -144,6 +144,11 @@ enum Command {
     /// List every plugin found: its status, and the tools, hooks and toolsets it added.
     Plugins,
     /// Serve the tools over MCP: on stdio, or on Streamable HTTP with `--http`.
+    ///
+    /// The server runs one worker thread per core; the environment variable
+    /// `TOKIO_WORKER_THREADS` sets another count. With 1, a lone client's requests stay on one
+    /// thread: less latency for a client alone, fewer calls a second under many clients (see
+    /// bench/README.md, "Serving under load").
     #[cfg(feature = "mcp")]
     Serve {
         /// Comma-separated toolsets to serve (default: all).
