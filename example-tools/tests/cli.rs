@@ -286,20 +286,31 @@ fn lint_exits_0_with_delegate_task_strict_mode_acknowledged() {
 
 #[test]
 fn serve_refuses_a_worker_count_it_cannot_use_and_serves_on_one_it_can() {
-    for bad in ["0", "", "two"] {
-        let output = cli_command(&["serve"])
-            .env("TOKIO_WORKER_THREADS", bad)
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        assert_eq!(output.status.code(), Some(2), "{bad:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(
-            stderr.contains(&format!("TOKIO_WORKER_THREADS is {bad:?}"))
-                && stderr.contains("at least 1")
-                && !stderr.contains("panicked"),
-            "{bad:?}: {stderr}"
-        );
+    // `serve`, and the agent loop this binary adds, build their runtime the same way.
+    let agent = [
+        "agent",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "hi",
+    ];
+    for args in [&["serve"][..], &agent[..]] {
+        for bad in ["0", "", "two"] {
+            let output = cli_command(args)
+                .env("TOKIO_WORKER_THREADS", bad)
+                .stdin(std::process::Stdio::null())
+                .output()
+                .unwrap();
+            assert_eq!(output.status.code(), Some(2), "{args:?} {bad:?}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains(&format!("TOKIO_WORKER_THREADS is {bad:?}"))
+                    && stderr.contains("at least 1")
+                    && !stderr.contains("panicked"),
+                "{args:?} {bad:?}: {stderr}"
+            );
+        }
     }
 
     // On one worker thread, a stdio session is served and ends with its input.

@@ -147,10 +147,14 @@ pub fn main(args: impl IntoIterator<Item = OsString>, context: ToolContext) -> E
         max_tokens: args.max_tokens,
         prompt: args.prompt,
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut runtime = match hermes_tools::cli::runtime_builder() {
+        Ok(builder) => builder,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match runtime.build() {
         Ok(runtime) => runtime,
         Err(err) => {
             eprintln!("error: cannot start the async runtime: {err}");

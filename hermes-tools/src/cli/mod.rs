@@ -57,8 +57,11 @@ mod authorize;
 #[cfg(feature = "mcp")]
 mod elicit;
 mod lock;
+mod runtime;
 #[cfg(feature = "mcp")]
 mod serve;
+
+pub use self::runtime::{WORKER_THREADS_ENV, runtime_builder};
 
 #[cfg(feature = "mcp")]
 use self::serve::ServeFlags;

@@ -141,25 +141,6 @@ pub(super) struct ServeFlags {
     store_timeout_ms: Option<u64>,
 }
 
-/// The environment variable tokio reads for its worker count, read here first: tokio panics
-/// on a value it cannot use.
-const WORKER_THREADS_ENV: &str = "TOKIO_WORKER_THREADS";
-
-/// The worker threads `value` of [`WORKER_THREADS_ENV`] asks for: `None` when unset (one per
-/// core), an error saying what to set for anything but a whole number from 1.
-fn worker_threads(value: Option<std::ffi::OsString>) -> Result<Option<usize>, String> {
-    let Some(value) = value else {
-        return Ok(None);
-    };
-    match value.to_str().map(str::trim).map(str::parse::<usize>) {
-        Some(Ok(threads)) if threads > 0 => Ok(Some(threads)),
-        _ => Err(format!(
-            "{WORKER_THREADS_ENV} is {value:?}: set it to how many worker threads to run (a \
-             whole number, at least 1), or unset it for one per core"
-        )),
-    }
-}
-
 impl Cli {
     pub(super) fn serve(
         &self,
@@ -265,18 +246,14 @@ impl Cli {
                 scopes: flags.oauth_scope,
             });
         }
-        let mut runtime = tokio::runtime::Builder::new_multi_thread();
-        match worker_threads(std::env::var_os(WORKER_THREADS_ENV)) {
-            Ok(Some(threads)) => {
-                runtime.worker_threads(threads);
-            }
-            Ok(None) => {}
+        let mut runtime = match super::runtime_builder() {
+            Ok(builder) => builder,
             Err(err) => {
                 eprintln!("error: {err}");
                 return ExitCode::from(2);
             }
-        }
-        let runtime = match runtime.enable_all().build() {
+        };
+        let runtime = match runtime.build() {
             Ok(runtime) => runtime,
             Err(err) => {
                 eprintln!("error: cannot start the async runtime: {err}");
@@ -326,27 +303,6 @@ impl Cli {
                 eprintln!("error: {err}");
                 ExitCode::FAILURE
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::worker_threads;
-
-    #[test]
-    fn the_worker_count_is_a_whole_number_from_one_and_anything_else_says_what_to_set() {
-        assert_eq!(worker_threads(None), Ok(None));
-        assert_eq!(worker_threads(Some("1".into())), Ok(Some(1)));
-        assert_eq!(worker_threads(Some(" 4 ".into())), Ok(Some(4)));
-        for bad in ["", "0", "-1", "two", "1.5"] {
-            let err = worker_threads(Some(bad.into())).unwrap_err();
-            assert!(
-                err.starts_with(&format!("TOKIO_WORKER_THREADS is {bad:?}:"))
-                    && err.contains("at least 1")
-                    && err.contains("unset it"),
-                "{bad:?}: {err}"
-            );
         }
     }
 }
