@@ -356,7 +356,9 @@ async def http_clarify(url: str) -> None:
             group.start_soon(call, "first", first)
             group.start_soon(call, "second", second)
         answers = {}
-        for name, result in results.items():
+        # In the order named, not the order answered: the two calls race, and the line printed
+        # below is compared whole.
+        for name, result in sorted(results.items()):
             check(result.is_error is False, f"{name}: {result!r}")
             answers[name] = json.loads(text_of(result))["user_response"]
             structured = result.structured_content or {}
