@@ -147,19 +147,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>, context: ToolContext) -> E
         max_tokens: args.max_tokens,
         prompt: args.prompt,
     };
-    let mut runtime = match hermes_tools::cli::runtime_builder() {
-        Ok(builder) => builder,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(2);
-        }
-    };
-    let runtime = match runtime.build() {
+    let runtime = match hermes_tools::cli::runtime() {
         Ok(runtime) => runtime,
-        Err(err) => {
-            eprintln!("error: cannot start the async runtime: {err}");
-            return ExitCode::FAILURE;
-        }
+        Err(code) => return code,
     };
     let registry = ToolRegistry::global();
     let mut out = std::io::stdout();

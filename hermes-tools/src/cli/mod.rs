@@ -61,7 +61,7 @@ mod runtime;
 #[cfg(feature = "mcp")]
 mod serve;
 
-pub use self::runtime::{WORKER_THREADS_ENV, runtime_builder};
+pub use self::runtime::{WORKER_THREADS_ENV, runtime};
 
 #[cfg(feature = "mcp")]
 use self::serve::ServeFlags;

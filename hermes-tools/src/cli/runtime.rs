@@ -2,34 +2,49 @@
 //! own command such as an agent loop), its worker count read from `TOKIO_WORKER_THREADS` here
 //! rather than by tokio, which panics on a value it cannot use.
 
-use tokio::runtime::Builder;
+use std::process::ExitCode;
+
+use tokio::runtime::{Builder, Runtime};
 
 /// The environment variable that sets how many worker threads the runtime runs (tokio's own
 /// name for it; unset, one per core).
 pub const WORKER_THREADS_ENV: &str = "TOKIO_WORKER_THREADS";
 
-/// A multi-thread runtime's builder with every driver enabled and the worker count
-/// [`WORKER_THREADS_ENV`] asks for.
+/// The multi-thread runtime a long-running command runs on: every driver enabled, the worker
+/// count [`WORKER_THREADS_ENV`] asks for.
 ///
 /// # Errors
 ///
-/// A value of [`WORKER_THREADS_ENV`] that is not a whole number from 1: the message names the
-/// value and what to set (a command prints it and exits with status 2).
+/// The exit code to return, once the reason is printed to stderr: status 2 for a value of
+/// [`WORKER_THREADS_ENV`] that is not a whole number from 1 (the message names the value and
+/// what to set), 1 when the runtime cannot start (the operating system refused its threads or
+/// its I/O driver).
 ///
 /// # Example
 ///
 /// ```
-/// let runtime = hermes_tools::cli::runtime_builder()?.build()?;
+/// let Ok(runtime) = hermes_tools::cli::runtime() else {
+///     panic!("the reason is on stderr");
+/// };
 /// assert_eq!(runtime.block_on(async { 1 + 1 }), 2);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn runtime_builder() -> Result<Builder, String> {
+pub fn runtime() -> Result<Runtime, ExitCode> {
     let mut builder = Builder::new_multi_thread();
     builder.enable_all();
-    if let Some(threads) = worker_threads(std::env::var_os(WORKER_THREADS_ENV))? {
-        builder.worker_threads(threads);
+    match worker_threads(std::env::var_os(WORKER_THREADS_ENV)) {
+        Ok(Some(threads)) => {
+            builder.worker_threads(threads);
+        }
+        Ok(None) => {}
+        Err(err) => {
+            eprintln!("error: {err}");
+            return Err(ExitCode::from(2));
+        }
     }
-    Ok(builder)
+    builder.build().map_err(|err| {
+        eprintln!("error: cannot start the async runtime: {err}");
+        ExitCode::FAILURE
+    })
 }
 
 /// The worker threads `value` of [`WORKER_THREADS_ENV`] asks for: `None` when unset (one per

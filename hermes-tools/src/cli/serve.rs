@@ -246,19 +246,9 @@ impl Cli {
                 scopes: flags.oauth_scope,
             });
         }
-        let mut runtime = match super::runtime_builder() {
-            Ok(builder) => builder,
-            Err(err) => {
-                eprintln!("error: {err}");
-                return ExitCode::from(2);
-            }
-        };
-        let runtime = match runtime.build() {
+        let runtime = match super::runtime() {
             Ok(runtime) => runtime,
-            Err(err) => {
-                eprintln!("error: cannot start the async runtime: {err}");
-                return ExitCode::FAILURE;
-            }
+            Err(code) => return code,
         };
         #[cfg(feature = "mcp-redis")]
         let store = flags.store.map(|url| {
